@@ -1,0 +1,233 @@
+/**
+ * The one place that reads configuration: environment variables, then the selected
+ * profile of the config file, then defaults. Every unusable value is a startup error
+ * naming the variable, so a typo never silently falls back to a default.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ZoteusError } from './errors.js';
+import { defaultZoteroDataDir, platformCacheDir, platformConfigDir, platformDataDir, type Env } from './paths.js';
+
+export type LibraryType = 'user' | 'group';
+export type Source = 'env' | 'profile' | 'default';
+
+export interface Config {
+  apiKey: string | undefined;
+  libraryId: number | undefined;
+  libraryType: LibraryType;
+  apiUrl: string;
+  format: 'json' | 'table' | undefined;
+  profile: string | undefined;
+  configFile: string;
+  cacheDir: string;
+  dataDir: string;
+  zoteroDataDir: string;
+  local: 'auto' | 'on' | 'off';
+  indexFulltext: boolean;
+  embeddings: 'off' | 'openai' | 'ollama';
+  readOnly: boolean;
+  confirmBulkWrites: number;
+  allowDelete: boolean;
+  maxCollections: number;
+  retryBudgetMs: number;
+  timeoutMs: number;
+  noColor: boolean;
+  /** Where each setting came from, for `zot config show`. */
+  sources: Record<string, Source>;
+}
+
+/** A profile as stored in the config file (snake_case, like the file a human edits). */
+export interface Profile {
+  library_id?: string | number;
+  library_type?: LibraryType;
+  api_url?: string;
+  api_key?: string;
+  zotero_data_dir?: string;
+  data_dir?: string;
+}
+
+export interface ConfigFile {
+  default_profile?: string;
+  profiles: Record<string, Profile>;
+}
+
+/** Every variable Zoteus reads, with its default as documented in the README. */
+export const ENV_VARS = [
+  { name: 'ZOTERO_API_KEY', alias: 'ZOT_API_KEY', default: '(none)', help: 'Zotero Web API key; needed for cloud writes.' },
+  { name: 'ZOTERO_LIBRARY_ID', alias: 'ZOT_LIBRARY_ID', default: "(the key's own user library)", help: 'Default library id.' },
+  { name: 'ZOTERO_LIBRARY_TYPE', default: 'user', help: 'Type of ZOTERO_LIBRARY_ID: user or group.' },
+  { name: 'ZOTERO_API_URL', default: 'https://api.zotero.org', help: 'Web API base URL (any compatible server).' },
+  { name: 'ZOTERO_DATA_DIR', default: '~/Zotero', help: "The Zotero desktop app's data directory." },
+  { name: 'ZOT_FORMAT', default: '(json when stdout is not a TTY, else table)', help: 'CLI output format: json or table.' },
+  { name: 'ZOT_PROFILE', default: 'default', help: 'Profile of the config file to use.' },
+  { name: 'ZOT_CONFIG_DIR', default: '(platform config dir)/zoteus', help: 'Where config.json lives.' },
+  { name: 'ZOT_CACHE_DIR', default: '(platform cache dir)/zoteus', help: 'Idempotency store and caches.' },
+  { name: 'ZOTEUS_DATA_DIR', default: '(platform data dir)/zoteus', help: "Zoteus' own data (indexes, saved files on a shared deployment)." },
+  { name: 'ZOTEUS_LOCAL', default: 'auto', help: 'Use the desktop app data: auto, on or off.' },
+  { name: 'ZOTEUS_READ_ONLY', default: 'false', help: 'Expose and accept only read tools.' },
+  { name: 'ZOTEUS_CONFIRM_BULK_WRITES', default: '0 (off)', help: 'Removing more than N items at once needs confirm: true.' },
+  { name: 'ZOTEUS_ALLOW_DELETE', default: 'false', help: 'Allow permanent item deletion.' },
+  { name: 'ZOTEUS_INDEX_FULLTEXT', default: 'false', help: 'Index full text in the local search index.' },
+  { name: 'ZOTEUS_EMBEDDINGS', default: 'off', help: 'Vector ranking: off, openai or ollama.' },
+  { name: 'ZOTEUS_MAX_COLLECTIONS', default: '100000', help: 'Cap on the collections one listing reads.' },
+  { name: 'ZOTEUS_RETRY_BUDGET_MS', default: '60000', help: 'Total time one call may spend waiting out rate limits.' },
+  { name: 'ZOTEUS_TIMEOUT_MS', default: '30000', help: 'Timeout of one HTTP request.' },
+  { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
+] as const;
+
+function invalid(name: string, value: string, expected: string): ZoteusError {
+  return new ZoteusError('validation_error', `${name} must be ${expected}; got '${value}'.`, {
+    field: name,
+    hint: `Fix or unset ${name}.`,
+  });
+}
+
+function parseBool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw invalid(name, value, 'true or false');
+}
+
+function parseInt10(name: string, value: string | undefined, fallback: number, min: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value.trim())) throw invalid(name, value, `an integer >= ${min}`);
+  const n = Number(value.trim());
+  if (!Number.isSafeInteger(n) || n < min) throw invalid(name, value, `an integer >= ${min}`);
+  return n;
+}
+
+function parseChoice<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback;
+  const v = value.trim().toLowerCase();
+  if ((choices as readonly string[]).includes(v)) return v as T;
+  throw invalid(name, value, `one of ${choices.join(', ')}`);
+}
+
+export function parseApiUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(name, value, 'an http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(name, value, 'an http(s) URL');
+  if (url.username || url.password) throw invalid(name, '(URL with credentials)', 'a URL without credentials');
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function configFilePath(env: Env): string {
+  return join(env.ZOT_CONFIG_DIR || platformConfigDir(env), 'config.json');
+}
+
+/** Reads the config file; a missing file is an empty one, a corrupt file is an error. */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw new ZoteusError('validation_error', `Cannot read the config file ${path}.`, { cause: error });
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<ConfigFile>;
+    if (typeof parsed !== 'object' || parsed === null || typeof parsed.profiles !== 'object') {
+      throw new Error('no "profiles" object');
+    }
+    return { default_profile: parsed.default_profile, profiles: parsed.profiles ?? {} };
+  } catch (error) {
+    throw new ZoteusError('validation_error', `The config file ${path} is not valid (${(error as Error).message}).`, {
+      hint: 'Fix it by hand or run `zot config init` again.',
+    });
+  }
+}
+
+export interface LoadOptions {
+  /** `--profile NAME`; wins over ZOT_PROFILE. */
+  profile?: string | undefined;
+}
+
+export function loadConfig(env: Env, options: LoadOptions = {}): Config {
+  const sources: Record<string, Source> = {};
+  const configFile = configFilePath(env);
+  const requested = options.profile ?? (env.ZOT_PROFILE || undefined);
+  const file = readConfigFile(configFile);
+  const profileName = requested ?? file.default_profile ?? (file.profiles.default ? 'default' : undefined);
+  let profile: Profile = {};
+  if (profileName !== undefined) {
+    const found = file.profiles[profileName];
+    if (found) profile = found;
+    else if (requested !== undefined) {
+      const known = Object.keys(file.profiles);
+      throw new ZoteusError('validation_error', `Profile '${requested}' is not in ${configFile}.`, {
+        field: options.profile !== undefined ? 'profile' : 'ZOT_PROFILE',
+        hint: known.length ? `Known profiles: ${known.join(', ')}.` : 'Run `zot config init` to create one.',
+      });
+    }
+  }
+
+  /** env (with alias) > profile > undefined, recording where the value came from. */
+  const pick = (key: string, names: string[], fromProfile: unknown): string | undefined => {
+    for (const n of names) {
+      const v = env[n];
+      if (v !== undefined && v !== '') {
+        sources[key] = 'env';
+        return v;
+      }
+    }
+    if (fromProfile !== undefined && fromProfile !== null && fromProfile !== '') {
+      sources[key] = 'profile';
+      return String(fromProfile);
+    }
+    sources[key] = 'default';
+    return undefined;
+  };
+
+  const apiKey = pick('apiKey', ['ZOTERO_API_KEY', 'ZOT_API_KEY'], profile.api_key)?.trim();
+  if (apiKey !== undefined && !/^[A-Za-z0-9]{8,}$/.test(apiKey)) {
+    // Never echo the value: it is a secret even when malformed.
+    throw new ZoteusError('validation_error', 'ZOTERO_API_KEY is malformed (expected letters and digits only).', {
+      field: 'ZOTERO_API_KEY',
+    });
+  }
+  const libraryIdText = pick('libraryId', ['ZOTERO_LIBRARY_ID', 'ZOT_LIBRARY_ID'], profile.library_id);
+  const libraryId = libraryIdText === undefined ? undefined : parseInt10('ZOTERO_LIBRARY_ID', libraryIdText, 0, 1);
+  const libraryType = parseChoice(
+    'ZOTERO_LIBRARY_TYPE',
+    pick('libraryType', ['ZOTERO_LIBRARY_TYPE'], profile.library_type),
+    ['user', 'group'] as const,
+    'user',
+  );
+  const apiUrl = parseApiUrl(
+    'ZOTERO_API_URL',
+    pick('apiUrl', ['ZOTERO_API_URL'], profile.api_url) ?? 'https://api.zotero.org',
+  );
+  const zoteroDataDir = pick('zoteroDataDir', ['ZOTERO_DATA_DIR'], profile.zotero_data_dir) ?? defaultZoteroDataDir(env);
+  const dataDir = pick('dataDir', ['ZOTEUS_DATA_DIR'], profile.data_dir) ?? platformDataDir(env);
+  const format = env.ZOT_FORMAT ? parseChoice('ZOT_FORMAT', env.ZOT_FORMAT, ['json', 'table'] as const, 'json') : undefined;
+
+  return {
+    apiKey,
+    libraryId,
+    libraryType,
+    apiUrl,
+    format,
+    profile: profileName,
+    configFile,
+    cacheDir: env.ZOT_CACHE_DIR || platformCacheDir(env),
+    dataDir,
+    zoteroDataDir,
+    local: parseChoice('ZOTEUS_LOCAL', env.ZOTEUS_LOCAL, ['auto', 'on', 'off'] as const, 'auto'),
+    indexFulltext: parseBool('ZOTEUS_INDEX_FULLTEXT', env.ZOTEUS_INDEX_FULLTEXT, false),
+    embeddings: parseChoice('ZOTEUS_EMBEDDINGS', env.ZOTEUS_EMBEDDINGS, ['off', 'openai', 'ollama'] as const, 'off'),
+    readOnly: parseBool('ZOTEUS_READ_ONLY', env.ZOTEUS_READ_ONLY, false),
+    confirmBulkWrites: parseInt10('ZOTEUS_CONFIRM_BULK_WRITES', env.ZOTEUS_CONFIRM_BULK_WRITES, 0, 0),
+    allowDelete: parseBool('ZOTEUS_ALLOW_DELETE', env.ZOTEUS_ALLOW_DELETE, false),
+    maxCollections: parseInt10('ZOTEUS_MAX_COLLECTIONS', env.ZOTEUS_MAX_COLLECTIONS, 100_000, 1),
+    retryBudgetMs: parseInt10('ZOTEUS_RETRY_BUDGET_MS', env.ZOTEUS_RETRY_BUDGET_MS, 60_000, 0),
+    timeoutMs: parseInt10('ZOTEUS_TIMEOUT_MS', env.ZOTEUS_TIMEOUT_MS, 30_000, 1),
+    noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
+    sources,
+  };
+}

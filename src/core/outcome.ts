@@ -1,0 +1,53 @@
+/**
+ * Whether a mutating tool's output is a success, a partial success or a total failure
+ * (agent-interface.md, "Partial success"). Shared by both surfaces so they agree.
+ */
+import { ZoteusError, ERROR_CODES, type ErrorCode } from './errors.js';
+
+export type Outcome =
+  | { kind: 'ok' }
+  | { kind: 'partial'; failed: unknown[]; total: number }
+  | { kind: 'failed'; error: ZoteusError };
+
+const LANDED_FIELDS = ['succeeded', 'updated', 'created', 'deleted', 'unchanged'] as const;
+
+function landedCount(output: Record<string, unknown>): number {
+  let n = 0;
+  for (const field of LANDED_FIELDS) {
+    const v = output[field];
+    if (Array.isArray(v)) n += v.length;
+    else if (typeof v === 'string' && v) n += 1;
+  }
+  return n;
+}
+
+/** The string code of one failed entry: `reason` for objects, `error.code` for identifiers. */
+function entryCode(entry: unknown): ErrorCode {
+  const e = entry as { reason?: unknown; error?: { code?: unknown } } | null;
+  const code = typeof e?.reason === 'string' ? e.reason : e?.error?.code;
+  return (ERROR_CODES as readonly string[]).includes(code as string) ? (code as ErrorCode) : 'api_error';
+}
+
+function entryRetryable(entry: unknown): boolean {
+  const e = entry as { retryable?: unknown; error?: { retryable?: unknown } } | null;
+  return e?.error?.retryable === true || e?.retryable === true;
+}
+
+export function classifyOutcome(output: unknown): Outcome {
+  const out = (output ?? {}) as Record<string, unknown>;
+  const failed = Array.isArray(out.failed) ? out.failed : [];
+  if (failed.length === 0) return { kind: 'ok' };
+  const landed = landedCount(out);
+  if (landed > 0) return { kind: 'partial', failed, total: landed + failed.length };
+  const codes = new Set(failed.map(entryCode));
+  const code: ErrorCode = codes.size === 1 ? ([...codes][0] as ErrorCode) : 'api_error';
+  const noun = failed.length === 1 ? 'entry' : 'entries';
+  return {
+    kind: 'failed',
+    error: new ZoteusError(code, `Nothing landed: all ${failed.length} ${noun} failed (see error.failed).`, {
+      failed,
+      retryable: failed.every(entryRetryable),
+      hint: 'Each entry of error.failed says why; fix those and retry (with the same --idempotency-key, only failed entries run again).',
+    }),
+  };
+}

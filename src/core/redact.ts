@@ -1,0 +1,46 @@
+/**
+ * API keys must never reach stdout, stderr, logs or error messages. Every text that
+ * leaves the process passes through a Redactor built from the configured secrets.
+ */
+
+export const REDACTED = '[REDACTED]';
+
+/** Header and query forms a key can take in a message from a library or a server. */
+const SECRET_PATTERNS: RegExp[] = [
+  /(Zotero-API-Key\s*[:=]\s*)([^\s,;"']+)/gi,
+  /(Authorization\s*[:=]\s*Bearer\s+)([^\s,;"']+)/gi,
+  /(\bBearer\s+)([A-Za-z0-9._~+/-]{12,})/g,
+  /([?&](?:key|api_key|apiKey)=)([^&\s"']+)/gi,
+];
+
+export interface Redactor {
+  (text: string): string;
+  /** The same redactor, also removing these extra secrets. */
+  with(secrets: Iterable<string | undefined>): Redactor;
+}
+
+export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
+  // Only secrets long enough to be keys: redacting a two-letter string would shred the text.
+  const known = [...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length >= 8))];
+  known.sort((a, b) => b.length - a.length);
+  const redact = ((text: string): string => {
+    let out = text;
+    for (const secret of known) out = out.split(secret).join(REDACTED);
+    for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, `$1${REDACTED}`);
+    return out;
+  }) as Redactor;
+  redact.with = (more) => createRedactor([...known, ...more]);
+  return redact;
+}
+
+/** Deep-redacts every string of a JSON-like value. */
+export function redactValue<T>(value: T, redact: Redactor): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactValue(v, redact)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, redact);
+    return out as T;
+  }
+  return value;
+}

@@ -1,0 +1,129 @@
+/**
+ * A capability is declared once (architecture.md, "The one idea"). Both surfaces are
+ * generic loops over these declarations: the MCP tool, the CLI command, `zot schema`,
+ * annotations, read-only mode, confirmation and `--dry-run` all derive from them.
+ */
+import type { z } from 'zod';
+import type { Config } from './config.js';
+import type { Redactor } from './redact.js';
+
+export type Tier = 'read' | 'write' | 'destructive';
+
+/** One CLI command of a declaration. A tool with several actions maps each to its own command. */
+export interface CliCommand {
+  /** Words after `zot`, e.g. ['collection', 'list']. */
+  path: readonly string[];
+  /** Input fields taken as positional arguments, in order; the last may be an array (variadic). */
+  args?: readonly string[];
+  /** Input fields fixed by this command (e.g. `{ action: 'create' }`); not offered as flags. */
+  preset?: Record<string, unknown>;
+  /** Input fields not offered on this command (beyond the preset ones). */
+  omit?: readonly string[];
+  /** The command's own tier when it differs from the tool's (e.g. `collection create` is a write). */
+  tier?: Tier;
+  /** First line of help, when it differs from the tool's summary. */
+  summary?: string;
+  /** Option names that differ from the field name (`parent_collection` -> `parent`). */
+  flags?: Record<string, string>;
+}
+
+export interface ProgressEvent {
+  event: 'start' | 'progress' | 'complete';
+  phase: string;
+  done?: number;
+  total?: number;
+  succeeded?: number;
+  failed?: number;
+}
+
+export interface Logger {
+  /** A prose diagnostic for humans (stderr on the CLI); redacted before it is written. */
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+/** What a handler may use. Built by the surface per call; no module-level state. */
+export interface Deps {
+  config: Config;
+  env: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  redact: Redactor;
+  log: Logger;
+  progress(event: ProgressEvent): void;
+  /** The surface a call came through, for messages that differ (`--yes` vs `confirm: true`). */
+  surface: 'cli' | 'mcp';
+  version: string;
+  /** Lazily created, shared services (Zotero client, stores); created on first use. */
+  services: ServiceRegistry;
+}
+
+export interface ServiceRegistry {
+  get<T>(name: string, create: () => T | Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** What `--dry-run` prints under `data.would`, besides the command and its arguments. */
+export type Plan = Record<string, unknown>;
+
+export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  /** One line: `--help`, `zot schema`'s `help`, the CLI's command list. */
+  summary: string;
+  /** What a model reads: effects, when to use it or a sibling, parameters, result. */
+  description: string;
+  tier: Tier;
+  /** Reaches outside the machine (Zotero, resolvers). False only for pure local tools. */
+  openWorld: boolean;
+  /** Calling twice with the same input has no further effect. Defaults: read → true, else false. */
+  idempotent?: boolean;
+  /** For write tools that only touch local files: `WRITES FILES` instead of `MUTATES LIBRARY`. */
+  writesFilesOnly?: boolean;
+  /** Whether the call needs an API key (checked by the surface before the work: `auth_missing`). */
+  needsKey?: boolean | ((input: z.infer<I>) => boolean);
+  since: string;
+  deprecated?: boolean;
+  cli: readonly CliCommand[];
+  input: I;
+  output: O;
+  run(input: z.infer<I>, deps: Deps): Promise<z.infer<O>>;
+  /** Mutating tools: the planned change, computed without credentials or network. */
+  plan?(input: z.infer<I>, deps: Pick<Deps, 'config' | 'env'>): Plan;
+  /** One line for MCP `content` and the CLI's table header. */
+  summarize?(output: z.infer<O>, input: z.infer<I>): string;
+  /** The output field that holds rows, streamed by `--stream` and rendered as a table. */
+  rows?: keyof z.infer<O> & string;
+  /** Ready-to-run follow-up commands after success (mutating commands). */
+  next?(output: z.infer<O>, input: z.infer<I>): string[];
+  /**
+   * For tools whose output can carry `failed`: the input that retries only the failed
+   * entries of an earlier output, and how to merge the retry into it (idempotency replays).
+   */
+  retryFailed?: {
+    input(input: z.infer<I>, previous: z.infer<O>): z.infer<I> | null;
+    merge(previous: z.infer<O>, retry: z.infer<O>): z.infer<O>;
+  };
+}
+
+/** Erased form used by the surfaces, which handle every declaration alike. */
+export type AnyTool = ToolDeclaration<z.ZodObject, z.ZodObject>;
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  declaration: ToolDeclaration<I, O>,
+): ToolDeclaration<I, O> {
+  return declaration;
+}
+
+export function isMutating(tier: Tier): boolean {
+  return tier !== 'read';
+}
+
+/** The tier of one CLI command of a tool. */
+export function commandTier(tool: AnyTool, command: CliCommand): Tier {
+  return command.tier ?? tool.tier;
+}

@@ -1,0 +1,10 @@
+/** Versioned write engine: set-like changes with batching and 412 re-read-and-retry. */
+export {
+  applySetChange,
+  changedFields,
+  DEFAULT_MAX_ROUNDS,
+  type ObjectData,
+  type SetChangeInput,
+  type SetChangeResult,
+} from './engine.js';
+export { addTags, addToCollections, removeFromCollections, removeTags, type Tag } from './changes.js';

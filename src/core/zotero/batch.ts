@@ -1,0 +1,249 @@
+/**
+ * Multi-object reads and writes, 50 objects per request as the API demands: reads by key in
+ * parallel (the semaphore bounds them), batch writes and deletes one chunk after another
+ * (each carries the library version the previous one produced), results mapped back to the
+ * caller's input indexes.
+ */
+import { toZoteusError, ZoteusError } from '../errors.js';
+import { reasonForCode } from './errors.js';
+import { newWriteToken, type Http } from './http.js';
+import type {
+  CallContext,
+  DeleteBatchResult,
+  FailedEntry,
+  GetByKeysResult,
+  ObjectKind,
+  WriteBatchOptions,
+  WriteBatchResult,
+  ZoteroObject,
+} from './types.js';
+
+export const BATCH_SIZE = 50;
+/** Rounds of fetch-version-then-delete when another client writes in between. */
+const DELETE_ROUNDS = 3;
+
+const KEY_PARAM: Record<ObjectKind, string> = { collections: 'collectionKey', items: 'itemKey', searches: 'searchKey' };
+
+export function chunk<T>(list: readonly T[], size: number = BATCH_SIZE): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/** `users/1` from `users/1`, `/users/1/`: paths are built as `/${library}/${kind}`. */
+export function normalizeLibrary(library: string): string {
+  const clean = library.replace(/^\/+|\/+$/g, '');
+  if (!/^(users|groups)\/\d+$/.test(clean)) {
+    throw new ZoteusError('validation_error', `'${clean}' is not a library prefix (users/<id> or groups/<id>).`, { field: 'library' });
+  }
+  return clean;
+}
+
+function malformed(http: Http, what: string, status: number): ZoteusError {
+  return new ZoteusError('api_error', http.redact(`The Zotero API answered ${what} with an unexpected body.`), {
+    status,
+    hint: 'Check ZOTERO_API_URL: it should point at a Zotero Web API v3 server.',
+  });
+}
+
+export async function getByKeys<T = ZoteroObject>(
+  http: Http,
+  library: string,
+  kind: ObjectKind,
+  keys: readonly string[],
+  options: { call?: CallContext | undefined } = {},
+): Promise<GetByKeysResult<T>> {
+  const call = options.call ?? http.newCall();
+  const lib = normalizeLibrary(library);
+  const unique = [...new Set(keys)];
+  const wanted = new Set(unique);
+  const responses = await Promise.all(
+    chunk(unique).map((part) =>
+      http.request('GET', `/${lib}/${kind}`, {
+        // By key means whatever exists: an object in the trash is still there to change.
+        query: { [KEY_PARAM[kind]]: part.join(','), limit: BATCH_SIZE, includeTrashed: kind === 'searches' ? undefined : 1 },
+        call,
+      }),
+    ),
+  );
+  const byKey = new Map<string, T>();
+  let libraryVersion: number | undefined;
+  for (const response of responses) {
+    if (!Array.isArray(response.data)) throw malformed(http, `GET /${lib}/${kind}`, response.status);
+    for (const object of response.data as Array<{ key?: unknown }>) {
+      if (typeof object?.key === 'string' && wanted.has(object.key)) byKey.set(object.key, object as T);
+    }
+    if (response.lastModifiedVersion !== undefined) libraryVersion = Math.max(libraryVersion ?? 0, response.lastModifiedVersion);
+  }
+  return {
+    objects: unique.filter((k) => byKey.has(k)).map((k) => byKey.get(k) as T),
+    byKey,
+    missing: unique.filter((k) => !byKey.has(k)),
+    libraryVersion,
+  };
+}
+
+interface WriteAnswer {
+  successful?: Record<string, { key?: string } & Record<string, unknown>>;
+  success?: Record<string, string>;
+  unchanged?: Record<string, string>;
+  failed?: Record<string, { key?: string; code?: number; message?: string }>;
+}
+
+/** Failure entries for objects whose request never got a per-object answer. */
+function failAll(indexes: number[], keyAt: (i: number) => string | undefined, error: unknown): FailedEntry[] {
+  const err = toZoteusError(error);
+  return indexes.map((index) => {
+    const key = keyAt(index);
+    return { index, ...(key ? { key } : {}), code: err.status ?? 0, message: err.message, reason: err.code };
+  });
+}
+
+export async function writeBatch<T = ZoteroObject>(
+  http: Http,
+  library: string,
+  kind: ObjectKind,
+  objects: ReadonlyArray<Record<string, unknown>>,
+  options: WriteBatchOptions = {},
+): Promise<WriteBatchResult<T>> {
+  const call = options.call ?? http.newCall();
+  const lib = normalizeLibrary(library);
+  const result: WriteBatchResult<T> = { successful: [], unchanged: [], failed: [], libraryVersion: undefined };
+  const keyAt = (i: number): string | undefined => {
+    const key = objects[i]?.key;
+    return typeof key === 'string' ? key : undefined;
+  };
+  let version = options.ifUnmodifiedSinceVersion;
+  const parts = chunk(objects.map((_, i) => i));
+  for (let c = 0; c < parts.length; c++) {
+    const indexes = parts[c] as number[];
+    const offset = indexes[0] as number;
+    const body = indexes.map((i) => objects[i]);
+    // A token makes resending a create after a reset safe: a reused token answers 412.
+    const writeToken = indexes.some((i) => keyAt(i) === undefined) ? newWriteToken() : undefined;
+    let answer: WriteAnswer;
+    try {
+      const response = await http.request<WriteAnswer>('POST', `/${lib}/${kind}`, {
+        body,
+        writeToken,
+        ifUnmodifiedSinceVersion: version,
+        call,
+      });
+      if (response.data === null || typeof response.data !== 'object') throw malformed(http, `POST /${lib}/${kind}`, response.status);
+      answer = response.data;
+      if (response.lastModifiedVersion !== undefined) {
+        result.libraryVersion = Math.max(result.libraryVersion ?? 0, response.lastModifiedVersion);
+        // Our own chunk moved the library version: the next chunk's precondition follows it.
+        if (version !== undefined) version = response.lastModifiedVersion;
+      }
+    } catch (error) {
+      // Nothing landed yet: the caller gets the error itself. Otherwise report what did not land.
+      if (c === 0) throw error;
+      result.failed.push(...failAll(parts.slice(c).flat(), keyAt, error));
+      break;
+    }
+    const seen = new Set<number>();
+    for (const [i, object] of Object.entries(answer.successful ?? {})) {
+      const index = offset + Number(i);
+      const key = typeof object?.key === 'string' ? object.key : (answer.success?.[i] ?? keyAt(index) ?? '');
+      result.successful.push({ index, key, object: object as T });
+      seen.add(index);
+    }
+    for (const [i, key] of Object.entries(answer.success ?? {})) {
+      const index = offset + Number(i);
+      if (!seen.has(index)) result.successful.push({ index, key });
+    }
+    for (const [i, key] of Object.entries(answer.unchanged ?? {})) result.unchanged.push({ index: offset + Number(i), key });
+    for (const [i, failure] of Object.entries(answer.failed ?? {})) {
+      const index = offset + Number(i);
+      const code = typeof failure?.code === 'number' ? failure.code : 0;
+      const key = failure?.key ?? keyAt(index);
+      result.failed.push({
+        index,
+        ...(key ? { key } : {}),
+        code,
+        message: http.redact(failure?.message ?? `HTTP ${code}`),
+        reason: reasonForCode(code),
+      });
+    }
+  }
+  const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
+  result.successful.sort(byIndex);
+  result.unchanged.sort(byIndex);
+  result.failed.sort(byIndex);
+  return result;
+}
+
+/** Changes one object; answers its new version (`Last-Modified-Version`). */
+export async function patchObject(
+  http: Http,
+  library: string,
+  kind: ObjectKind,
+  key: string,
+  data: Record<string, unknown>,
+  version: number,
+  options: { call?: CallContext | undefined } = {},
+): Promise<{ version: number | undefined }> {
+  const lib = normalizeLibrary(library);
+  const response = await http.request('PATCH', `/${lib}/${kind}/${encodeURIComponent(key)}`, {
+    body: data,
+    ifUnmodifiedSinceVersion: version,
+    call: options.call,
+  });
+  return { version: response.lastModifiedVersion };
+}
+
+/** The library's current version, from the cheapest listing there is. */
+async function currentVersion(http: Http, lib: string, kind: ObjectKind, call: CallContext): Promise<number | undefined> {
+  const response = await http.request('GET', `/${lib}/${kind}`, { query: { limit: 1 }, call });
+  return response.lastModifiedVersion;
+}
+
+export async function deleteBatch(
+  http: Http,
+  library: string,
+  kind: ObjectKind,
+  keys: readonly string[],
+  options: { libraryVersion?: number | undefined; call?: CallContext | undefined } = {},
+): Promise<DeleteBatchResult> {
+  const call = options.call ?? http.newCall();
+  const lib = normalizeLibrary(library);
+  const unique = [...new Set(keys)];
+  const indexOf = new Map<string, number>();
+  keys.forEach((k, i) => {
+    if (!indexOf.has(k)) indexOf.set(k, i);
+  });
+  const result: DeleteBatchResult = { deleted: [], failed: [], libraryVersion: options.libraryVersion };
+  // A version we looked up ourselves may go stale under a concurrent writer: look again.
+  const ownVersion = options.libraryVersion === undefined;
+  let version = options.libraryVersion ?? (unique.length ? await currentVersion(http, lib, kind, call) : undefined);
+  const parts = chunk(unique);
+  for (let c = 0; c < parts.length; c++) {
+    const part = parts[c] as string[];
+    try {
+      for (let round = 1; ; round++) {
+        try {
+          const response = await http.request('DELETE', `/${lib}/${kind}`, {
+            query: { [KEY_PARAM[kind]]: part.join(',') },
+            ifUnmodifiedSinceVersion: version,
+            call,
+          });
+          version = response.lastModifiedVersion ?? version;
+          result.libraryVersion = version;
+          result.deleted.push(...part);
+          break;
+        } catch (error) {
+          const retry = ownVersion && round < DELETE_ROUNDS && error instanceof ZoteusError && error.status === 412;
+          if (!retry) throw error;
+          version = await currentVersion(http, lib, kind, call);
+        }
+      }
+    } catch (error) {
+      if (c === 0) throw error;
+      const rest = parts.slice(c).flat();
+      result.failed.push(...failAll(rest.map((k) => indexOf.get(k) as number), (i) => keys[i], error));
+      break;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,181 @@
+/**
+ * argv → (command node, raw input, control flags), with Node's own `parseArgs`. Every
+ * parse failure becomes a `validation_error` (exit 3), never a bare parser message.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ZoteusError } from '../../core/errors.js';
+import type { Param } from './params.js';
+import { findNode, GLOBAL_FLAGS, type CommandNode } from './tree.js';
+
+export interface Controls {
+  json: boolean;
+  profile: string | undefined;
+  help: boolean;
+  version: boolean;
+  dry_run: boolean;
+  idempotency_key: string | undefined;
+  yes: boolean;
+  no_interaction: boolean;
+  stream: boolean;
+}
+
+const CONTROL_NAMES = new Set(['json', 'profile', 'help', 'version', 'dry_run', 'idempotency_key', 'yes', 'no_interaction', 'stream']);
+
+export interface Parsed {
+  node: CommandNode;
+  /** Words that did not name a command, when the path stopped early (`zot nope`). */
+  unknownWord: string | undefined;
+  input: Record<string, unknown>;
+  controls: Controls;
+}
+
+function usage(message: string, field?: string, hint?: string): ZoteusError {
+  return new ZoteusError('validation_error', message, {
+    ...(field ? { field } : {}),
+    hint: hint ?? 'Run `zot schema` (or `zot <command> --help`) for the accepted arguments.',
+  });
+}
+
+function optionName(param: Param): string {
+  const long = param.flags?.find((f) => f.startsWith('--'));
+  return long ? long.slice(2) : param.name;
+}
+
+/** Splits the command path off argv; global flags may stand before it. */
+function splitPath(root: CommandNode, argv: readonly string[]): { node: CommandNode; rest: string[]; unknownWord?: string } {
+  let node = root;
+  const rest: string[] = [];
+  let descending = true;
+  let unknownWord: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const token = argv[i] as string;
+    if (token === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (token.startsWith('-')) {
+      rest.push(token);
+      // The value of a global valued flag must not be read as a command word.
+      if (descending && token === '--profile' && i + 1 < argv.length) rest.push(argv[++i] as string);
+      continue;
+    }
+    if (descending) {
+      const next = node.children.get(token);
+      if (next) {
+        node = next;
+        continue;
+      }
+      descending = false;
+      if (!node.target) unknownWord = token;
+    }
+    rest.push(token);
+  }
+  return unknownWord === undefined ? { node, rest } : { node, rest, unknownWord };
+}
+
+function convert(param: Param, raw: string, flag: string): unknown {
+  const type = param.type === 'array' ? (param.items ?? 'string') : param.type;
+  switch (type) {
+    case 'integer':
+    case 'number': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) {
+        throw usage(`${flag} must be a number; got '${raw}'.`, param.name);
+      }
+      return n;
+    }
+    case 'json': {
+      const trimmed = raw.trim();
+      if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+        try {
+          return JSON.parse(trimmed) as unknown;
+        } catch {
+          throw usage(`${flag} must be valid JSON.`, param.name);
+        }
+      }
+      return raw;
+    }
+    default:
+      return raw;
+  }
+}
+
+export function parseCommandLine(root: CommandNode, argv: readonly string[]): Parsed {
+  const { node, rest, unknownWord } = splitPath(root, argv);
+  if (unknownWord !== undefined) {
+    const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
+    const known = [...node.children.keys()].sort().join(', ');
+    throw new ZoteusError('validation_error', `Unknown command '${unknownWord}' for \`${where}\`.`, {
+      hint: `Commands here: ${known}. Run \`zot schema\` for the whole tree.`,
+    });
+  }
+  const params = [...GLOBAL_FLAGS, ...node.params];
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const p of params) {
+    if (p.kind !== 'option') continue;
+    const long = optionName(p);
+    const short = p.flags?.find((f) => /^-[A-Za-z]$/.test(f));
+    options[long] = {
+      type: p.type === 'boolean' ? 'boolean' : 'string',
+      ...(p.type === 'array' ? { multiple: true } : {}),
+      ...(short ? { short: short.slice(1) } : {}),
+    };
+  }
+  let values: Record<string, unknown>;
+  let positionals: string[];
+  try {
+    const parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
+    values = parsed.values as Record<string, unknown>;
+    positionals = parsed.positionals;
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
+    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+    const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
+    throw usage(unknown ? `Unknown flag ${unknown} for \`${where}\`.` : message, unknown);
+  }
+
+  const controls: Controls = {
+    json: values.json === true,
+    profile: typeof values.profile === 'string' ? values.profile : undefined,
+    help: values.help === true,
+    version: values.version === true,
+    dry_run: values['dry-run'] === true,
+    idempotency_key: typeof values['idempotency-key'] === 'string' ? (values['idempotency-key'] as string) : undefined,
+    yes: values.yes === true,
+    no_interaction: values['no-interaction'] === true,
+    stream: values.stream === true,
+  };
+
+  const input: Record<string, unknown> = {};
+  if (node.target?.kind === 'tool') Object.assign(input, node.target.command.preset ?? {});
+  for (const p of node.params) {
+    if (p.kind !== 'option' || CONTROL_NAMES.has(p.name)) continue;
+    const long = optionName(p);
+    const value = values[long];
+    if (value === undefined) continue;
+    const flag = `--${long}`;
+    if (p.type === 'boolean') input[p.name] = value;
+    else if (Array.isArray(value)) input[p.name] = value.map((v) => convert(p, String(v), flag));
+    else input[p.name] = convert(p, String(value), flag);
+  }
+
+  const args = node.params.filter((p) => p.kind === 'argument');
+  const words = positionals;
+  let i = 0;
+  for (const p of args) {
+    if (i >= words.length) break;
+    if (p.variadic) {
+      input[p.name] = words.slice(i).map((w) => convert(p, w, p.name));
+      i = words.length;
+    } else {
+      input[p.name] = convert(p, words[i] as string, p.name);
+      i += 1;
+    }
+  }
+  if (i < words.length) {
+    throw usage(`Unexpected argument '${words[i]}' for \`zot ${node.path.join(' ')}\`.`);
+  }
+  return { node, unknownWord, input, controls };
+}
+
+export { findNode };

@@ -1,0 +1,65 @@
+/** The envelopes of agent-interface.md: success, error, partial, dry-run, stream lines. */
+import { randomBytes } from 'node:crypto';
+import type { ZoteusError } from '../../core/errors.js';
+import { CLI_VERSION, SCHEMA_VERSION } from '../../core/version.js';
+
+export interface Meta {
+  schema_version: string;
+  cli_version: string;
+  request_id: string;
+  latency_ms: number;
+  total?: number;
+  sync_required?: boolean;
+}
+
+export function newRequestId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+export function meta(requestId: string, startedAt: number, now: number, extra: Partial<Meta> = {}): Meta {
+  return {
+    schema_version: SCHEMA_VERSION,
+    cli_version: CLI_VERSION,
+    request_id: requestId,
+    latency_ms: Math.max(0, Math.round(now - startedAt)),
+    ...extra,
+  };
+}
+
+export function successEnvelope(data: unknown, m: Meta, next?: string[]): Record<string, unknown> {
+  const env: Record<string, unknown> = { ok: true, data };
+  if (next && next.length) env.next = next;
+  env.meta = m;
+  return env;
+}
+
+export function partialEnvelope(data: unknown, m: Meta, next?: string[]): Record<string, unknown> {
+  const env: Record<string, unknown> = { ok: 'partial', data };
+  if (next && next.length) env.next = next;
+  env.meta = m;
+  return env;
+}
+
+export function dryRunEnvelope(would: unknown, m: Meta): Record<string, unknown> {
+  return { ok: true, dry_run: true, data: { would }, meta: m };
+}
+
+export function errorEnvelope(error: ZoteusError, m: Meta): Record<string, unknown> {
+  return { ok: false, error: error.toJSON(), meta: m };
+}
+
+/** Counts the entries a mutating output speaks of, for `meta.total` of a partial result. */
+export function countEntries(output: Record<string, unknown>): number {
+  let total = 0;
+  for (const field of ['succeeded', 'updated', 'created', 'deleted', 'unchanged', 'failed']) {
+    const value = output[field];
+    if (Array.isArray(value)) total += value.length;
+    else if (typeof value === 'string') total += 1;
+  }
+  return total;
+}
+
+export function failedCount(output: unknown): number {
+  const failed = (output as { failed?: unknown } | null)?.failed;
+  return Array.isArray(failed) ? failed.length : 0;
+}

@@ -1,0 +1,94 @@
+/** `--help` text, from the same tree as `zot schema`: grouped by safety tier, with markers. */
+import type { Param } from './params.js';
+import { allCommands, GLOBAL_FLAGS, type CommandNode } from './tree.js';
+
+export function marker(node: CommandNode): string | null {
+  if (node.tier === null || node.tier === 'read') return null;
+  return node.writesFilesOnly ? 'WRITES FILES' : 'MUTATES LIBRARY';
+}
+
+function usageOf(node: CommandNode): string {
+  const args = node.params
+    .filter((p) => p.kind === 'argument')
+    .map((p) => {
+      const word = p.name.toUpperCase() + (p.variadic ? '...' : '');
+      return p.required ? word : `[${word}]`;
+    });
+  const hasOptions = node.params.some((p) => p.kind === 'option');
+  return ['zot', ...node.path, ...args, ...(hasOptions ? ['[options]'] : [])].join(' ');
+}
+
+function paramLines(params: Param[]): string[] {
+  const rows = params.map((p) => {
+    const left =
+      p.kind === 'argument'
+        ? `  ${p.name.toUpperCase()}${p.variadic ? '...' : ''}`
+        : `  ${(p.flags ?? []).join(', ')}${p.type === 'boolean' ? '' : ` <${p.type === 'enum' ? (p.choices ?? []).join('|') : p.type === 'array' ? (p.items ?? 'value') : p.type}>`}`;
+    const def = p.default !== null && p.default !== undefined && p.default !== false ? ` (default: ${JSON.stringify(p.default)})` : '';
+    const repeat = p.kind === 'option' && p.type === 'array' ? ' (repeatable)' : '';
+    return [left, `${firstSentence(p.help)}${repeat}${def}${p.required && p.kind === 'option' ? ' (required)' : ''}`] as const;
+  });
+  const width = Math.min(34, Math.max(0, ...rows.map(([l]) => l.length)));
+  return rows.map(([l, r]) => (l.length > width ? `${l}\n${' '.repeat(width + 2)}${r}` : `${l.padEnd(width)}  ${r}`));
+}
+
+function firstSentence(text: string): string {
+  const m = /^(.*?\.)(\s|$)/s.exec(text);
+  return (m ? (m[1] as string) : text).replace(/\s+/g, ' ');
+}
+
+const TIER_TITLES: Array<[string, (n: CommandNode) => boolean]> = [
+  ['Read commands', (n) => n.tier === 'read' && n.mcpTool !== null],
+  ['Write commands (MUTATES LIBRARY)', (n) => n.tier === 'write' && !n.writesFilesOnly],
+  ['Destructive commands (MUTATES LIBRARY)', (n) => n.tier === 'destructive'],
+  ['Local files (WRITES FILES)', (n) => n.tier === 'write' && n.writesFilesOnly && n.mcpTool !== null],
+  ['Setup and introspection', (n) => n.mcpTool === null],
+];
+
+export function rootHelp(root: CommandNode, version: string): string {
+  const lines = [
+    `zot ${version}: fast, safe access to a Zotero library, for agents and people.`,
+    '',
+    'Usage: zot <command> [arguments] [options]',
+    '',
+    'Output is one JSON envelope on stdout when stdout is not a TTY (or with --json); a table on a TTY.',
+    'Agents: use `zot schema [command]` rather than parsing this help.',
+  ];
+  const commands = allCommands(root);
+  for (const [title, test] of TIER_TITLES) {
+    const group = commands.filter(test);
+    if (!group.length) continue;
+    lines.push('', `${title}:`);
+    const width = Math.max(...group.map((n) => n.path.join(' ').length));
+    for (const n of group) lines.push(`  ${n.path.join(' ').padEnd(width)}  ${n.summary}`);
+  }
+  lines.push('', 'Global options:', ...paramLines(GLOBAL_FLAGS));
+  lines.push('', 'Exit codes: 0 ok, 1 runtime, 2 auth, 3 validation/confirmation, 4 not found, 5 network/rate limit, 6 conflict, 7 partial.');
+  return `${lines.join('\n')}\n`;
+}
+
+export function commandHelp(node: CommandNode): string {
+  if (node.group || !node.target) {
+    const lines = [`zot ${node.path.join(' ')}: ${node.summary}`, '', 'Commands:'];
+    const kids = [...node.children.values()];
+    const width = Math.max(...kids.map((k) => k.path.join(' ').length));
+    for (const k of kids) {
+      const m = marker(k);
+      lines.push(`  ${k.path.join(' ').padEnd(width)}  ${k.summary}${m ? ` [${m}]` : ''}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+  const m = marker(node);
+  const lines = [`Usage: ${usageOf(node)}`, '', node.summary];
+  if (m) lines.push('', m);
+  if (node.target.kind === 'tool') {
+    lines.push('', node.target.tool.description);
+    lines.push('', `Safety tier: ${node.tier}. MCP tool: ${node.mcpTool}.`);
+  }
+  const args = node.params.filter((p) => p.kind === 'argument');
+  const options = node.params.filter((p) => p.kind === 'option');
+  if (args.length) lines.push('', 'Arguments:', ...paramLines(args));
+  if (options.length) lines.push('', 'Options:', ...paramLines(options));
+  lines.push('', 'Global options: --json, --profile NAME, --help');
+  return `${lines.join('\n')}\n`;
+}

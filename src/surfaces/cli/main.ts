@@ -1,0 +1,131 @@
+/**
+ * The CLI surface: argv in; an envelope, an exit code and stderr diagnostics out.
+ * Generic over the tool declarations; the only code (with argv.ts) that parses argv.
+ */
+import { loadConfig, type Config } from '../../core/config.js';
+import { systemClock } from '../../core/deps.js';
+import { ZoteusError, toZoteusError } from '../../core/errors.js';
+import { createRedactor } from '../../core/redact.js';
+import type { AnyTool, Clock } from '../../core/tool.js';
+import { CLI_VERSION } from '../../core/version.js';
+import { parseCommandLine, type Parsed } from './argv.js';
+import { configValue, initConfig, showConfig, type ConfigName } from './builtins/config.js';
+import { schemaData } from './builtins/schema.js';
+import { meta, newRequestId, successEnvelope, dryRunEnvelope } from './envelope.js';
+import { commandHelp, rootHelp } from './help.js';
+import { chooseFormat, useColour, type CliIO } from './io.js';
+import { createWriter, type Writer } from './output.js';
+import { errorExit, runToolCommand } from './run-tool.js';
+import { buildTree, type CommandNode } from './tree.js';
+
+export interface RunCliOptions {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  io: CliIO;
+  tools: readonly AnyTool[];
+  clock?: Clock;
+}
+
+export async function runCli(options: RunCliOptions): Promise<number> {
+  const { argv, env, io } = options;
+  const clock = options.clock ?? systemClock;
+  const startedAt = clock.now();
+  const requestId = newRequestId();
+  // The format is decided before anything can fail, so even a usage error is an envelope.
+  const format = chooseFormat(argv.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
+  const redactFromEnv = createRedactor([env.ZOTERO_API_KEY, env.ZOT_API_KEY]);
+  let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env));
+  try {
+    const root = buildTree(options.tools);
+    const parsed = parseCommandLine(root, argv);
+    if (parsed.controls.version) {
+      writer.raw(`${CLI_VERSION}\n`);
+      return 0;
+    }
+    if (parsed.controls.help || !parsed.node.target) {
+      writer.raw(parsed.node.path.length ? commandHelp(parsed.node) : rootHelp(root, CLI_VERSION));
+      return 0;
+    }
+    const config = loadConfig(env, { profile: parsed.controls.profile });
+    writer = createWriter(io, format, redactFromEnv.with([config.apiKey]), useColour(io.stdout, env));
+    return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
+  } catch (error) {
+    return errorExit(writer, toZoteusError(error), requestId, startedAt, clock.now());
+  }
+}
+
+async function dispatch(
+  root: CommandNode,
+  parsed: Parsed,
+  options: RunCliOptions & { clock: Clock },
+  config: Config,
+  writer: Writer,
+  requestId: string,
+  startedAt: number,
+): Promise<number> {
+  const { node, controls, input } = parsed;
+  const target = node.target;
+  if (!target) throw new ZoteusError('internal_error', 'No command to run.');
+  const m = () => meta(requestId, startedAt, options.clock.now());
+  const succeed = (data: Record<string, unknown>) => {
+    if (writer.format === 'json') writer.envelope(successEnvelope(data, m()));
+    else writer.table(data, undefined, undefined);
+    return 0;
+  };
+
+  if (target.kind === 'tool') {
+    return runToolCommand({
+      node,
+      tool: target.tool,
+      command: target.command,
+      rawInput: input,
+      controls,
+      config,
+      env: options.env,
+      io: options.io,
+      writer,
+      clock: options.clock,
+      requestId,
+      startedAt,
+    });
+  }
+
+  switch (target.id) {
+    case 'schema':
+      return succeed(schemaData(root, (input.command as string[] | undefined) ?? []));
+    case 'config show':
+      return succeed(showConfig(config));
+    case 'config get': {
+      const name = input.name as ConfigName | undefined;
+      const choices = node.params[0]?.choices ?? [];
+      if (name === undefined || !choices.includes(name)) {
+        throw new ZoteusError('validation_error', `\`zot config get\` needs one of: ${choices.join(', ')}.`, {
+          field: 'name',
+        });
+      }
+      const value = configValue(config, name) ?? null;
+      // Raw by default: `export ZOT_API_KEY="$(zot config get api_key)"` is its purpose.
+      if (controls.json) {
+        const envelope = successEnvelope({ name, value }, m());
+        options.io.stdout.write(`${JSON.stringify(envelope)}\n`);
+      } else if (value !== null) options.io.stdout.write(`${value}\n`);
+      return value === null && !controls.json ? 4 : 0;
+    }
+    case 'config init': {
+      if (controls.dry_run) {
+        writer.envelope(dryRunEnvelope({ command: 'config init', file: config.configFile, profile: controls.profile ?? config.profile ?? 'default' }, m()));
+        return 0;
+      }
+      return succeed(await initConfig(options.io, config.configFile, controls.profile ?? config.profile ?? 'default', controls.no_interaction));
+    }
+    case 'mcp': {
+      const { runMcp } = await import('../mcp/run.js');
+      return runMcp({
+        env: options.env,
+        http: input.http === true,
+        ...(input.port !== undefined ? { port: Number(input.port) } : {}),
+        ...(typeof input.host === 'string' ? { host: input.host } : {}),
+      });
+    }
+  }
+}

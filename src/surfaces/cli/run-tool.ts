@@ -1,0 +1,235 @@
+/**
+ * Running one tool command, in the order of agent-interface.md ("Order of checks"):
+ * input validation, read-only mode, dry-run, confirmation, idempotency replay,
+ * credentials, then the work, then the envelope (success, partial or error).
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Config } from '../../core/config.js';
+import { createDeps } from '../../core/deps.js';
+import { PARTIAL_EXIT_CODE, ZoteusError, toZoteusError } from '../../core/errors.js';
+import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
+import { classifyOutcome } from '../../core/outcome.js';
+import type { IdempotencyStore, StoredResult } from '../../core/store/idempotency.js';
+import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
+import { CLI_VERSION } from '../../core/version.js';
+import type { Controls } from './argv.js';
+import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
+import type { CliIO } from './io.js';
+import type { Writer } from './output.js';
+import { createProgressWriter } from './progress.js';
+import { canAsk, confirm } from './prompt.js';
+import type { CommandNode } from './tree.js';
+import { validateInput } from './validate.js';
+
+export interface ToolRunContext {
+  node: CommandNode;
+  tool: AnyTool;
+  command: CliCommand;
+  rawInput: Record<string, unknown>;
+  controls: Controls;
+  config: Config;
+  env: Readonly<Record<string, string | undefined>>;
+  io: CliIO;
+  writer: Writer;
+  clock: Clock;
+  requestId: string;
+  startedAt: number;
+}
+
+/** Canonical JSON: sorted keys, so the same arguments always hash the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function hasLibraryParams(tool: AnyTool): boolean {
+  return 'library_id' in tool.input.shape;
+}
+
+export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
+  const { tool, command, controls, config, writer, clock, requestId, startedAt, node } = ctx;
+  const tier = node.tier ?? tool.tier;
+  const mutating = tier !== 'read';
+  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
+  const scope = command.path.join(' ');
+  const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
+
+  const input = validateInput(tool, command, ctx.rawInput);
+
+  if (mutating && config.readOnly && !controls.dry_run) {
+    throw new ZoteusError('permission_denied', `\`zot ${scope}\` changes the library, and read-only mode is on.`, {
+      hint: 'Unset ZOTEUS_READ_ONLY to allow writes, or use --dry-run to see the planned change.',
+    });
+  }
+
+  if (controls.dry_run) {
+    if (!mutating) {
+      throw new ZoteusError('validation_error', `\`zot ${scope}\` only reads; --dry-run applies to commands that change something.`, {
+        field: 'dry_run',
+      });
+    }
+    const would: Record<string, unknown> = { command: scope };
+    if (hasLibraryParams(tool)) would.library = resolveLibrary(input as LibraryArgs, config);
+    would.args = input;
+    Object.assign(would, tool.plan ? tool.plan(input, { config, env: ctx.env }) : {});
+    const envelope = dryRunEnvelope(would, m());
+    if (writer.format === 'json') writer.envelope(envelope);
+    else {
+      writer.stderr('Dry run: nothing was changed.');
+      writer.table(would, undefined, undefined);
+    }
+    return 0;
+  }
+
+  if (tier === 'destructive' && !controls.yes) {
+    if (!canAsk(ctx.io, controls.no_interaction)) {
+      throw new ZoteusError('confirmation_required', `\`zot ${scope}\` is destructive and needs confirmation.`, {
+        hint: 'Pass --yes to confirm, or --dry-run to see what it would do.',
+      });
+    }
+    if (!(await confirm(ctx.io, `zot ${scope}: this is destructive. Proceed?`))) {
+      throw new ZoteusError('confirmation_required', 'Not confirmed: nothing was changed.', {
+        hint: 'Answer y to proceed, or pass --yes.',
+      });
+    }
+  }
+
+  let store: IdempotencyStore | undefined;
+  let previous: StoredResult | undefined;
+  let runInput = input;
+  const idemKey = mutating ? controls.idempotency_key : undefined;
+  if (controls.idempotency_key !== undefined && !mutating) {
+    throw new ZoteusError('validation_error', `\`zot ${scope}\` only reads; --idempotency-key applies to commands that change something.`, {
+      field: 'idempotency_key',
+    });
+  }
+  if (idemKey !== undefined) {
+    if (idemKey.length === 0 || idemKey.length > 200) {
+      throw new ZoteusError('validation_error', '--idempotency-key must be 1 to 200 characters.', { field: 'idempotency_key' });
+    }
+    const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
+    store = await openIdempotencyStore(join(config.cacheDir, 'idempotency.db'));
+    const argsHash = createHash('sha256')
+      .update(canonical({ input, library: [config.apiUrl, config.libraryType, config.libraryId ?? null] }))
+      .digest('hex');
+    const begun = await store.begin(scope, idemKey, argsHash);
+    if (begun.kind === 'replay') {
+      store.close();
+      writer.raw(begun.result.stdout);
+      return begun.result.exitCode;
+    }
+    if (begun.kind === 'partial') {
+      const retry = tool.retryFailed?.input(begun.result.input as never, begun.result.output as never) ?? null;
+      if (retry === null) {
+        store.abandon(scope, idemKey);
+        store.close();
+        writer.raw(begun.result.stdout);
+        return begun.result.exitCode;
+      }
+      previous = begun.result;
+      runInput = retry as Record<string, unknown>;
+    }
+  }
+
+  try {
+    const needsKey = typeof tool.needsKey === 'function' ? tool.needsKey(runInput as never) : (tool.needsKey ?? false);
+    if (needsKey && config.apiKey === undefined) {
+      throw new ZoteusError('auth_missing', `\`zot ${scope}\` needs a Zotero API key, and none is configured.`, {
+        hint: 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile).',
+      });
+    }
+
+    const tableMode = writer.format === 'table';
+    const deps = createDeps({
+      config,
+      env: ctx.env,
+      version: CLI_VERSION,
+      surface: 'cli',
+      clock,
+      writeLog: (line) => writer.stderr(line),
+      progress: createProgressWriter({
+        stderr: ctx.io.stderr,
+        requestId,
+        startedAt,
+        now: () => clock.now(),
+        bar: tableMode && Boolean(ctx.io.stderr.isTTY),
+      }),
+    });
+    let output: Record<string, unknown>;
+    try {
+      output = (await tool.run(runInput as never, deps)) as Record<string, unknown>;
+    } finally {
+      await deps.services.close();
+    }
+    const checked = tool.output.safeParse(output);
+    if (!checked.success) {
+      throw new ZoteusError('internal_error', `${tool.name} produced output that does not match its schema.`, {
+        hint: 'This is a bug in Zoteus; please report it.',
+      });
+    }
+    if (previous && tool.retryFailed) {
+      output = tool.retryFailed.merge(previous.output as never, output as never) as Record<string, unknown>;
+    }
+
+    const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
+    if (outcome.kind === 'failed') throw outcome.error;
+    const data = cloudWrite ? { ...output, sync_required: true } : output;
+    const next = mutating && tool.next ? tool.next(output as never, input as never) : undefined;
+
+    if (controls.stream && tool.rows && !mutating) return streamRows(ctx, output, m);
+
+    let exitCode = 0;
+    let envelope: Record<string, unknown>;
+    if (outcome.kind === 'partial') {
+      exitCode = PARTIAL_EXIT_CODE;
+      envelope = partialEnvelope(data, m({ total: outcome.total, sync_required: cloudWrite }), next);
+    } else {
+      envelope = successEnvelope(data, m(), next);
+    }
+    const summary = tool.summarize?.(output as never, input as never);
+    const stdout = writer.format === 'json' ? writer.envelope(envelope) : writer.table(data, tool.rows, summary);
+    if (cloudWrite) {
+      writer.stderr('SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.');
+    }
+    if (store && idemKey !== undefined) {
+      store.complete(scope, idemKey, {
+        exitCode,
+        stdout,
+        partial: outcome.kind === 'partial',
+        input: previous ? (previous.input ?? input) : input,
+        output,
+      });
+    }
+    return exitCode;
+  } catch (error) {
+    if (store && idemKey !== undefined) store.abandon(scope, idemKey);
+    throw toZoteusError(error);
+  } finally {
+    store?.close();
+  }
+}
+
+function streamRows(ctx: ToolRunContext, output: Record<string, unknown>, m: () => ReturnType<typeof meta>): number {
+  const rows = (output[ctx.tool.rows as string] as unknown[] | undefined) ?? [];
+  for (const row of rows) ctx.writer.envelope({ ok: true, data: row });
+  const total = typeof output.totalResults === 'number' ? output.totalResults : rows.length;
+  const start = typeof output.start === 'number' ? output.start : 0;
+  ctx.writer.envelope({
+    ok: true,
+    summary: { count: rows.length, total, has_more: start + rows.length < total },
+    meta: m(),
+  });
+  return 0;
+}
+
+export function errorExit(writer: Writer, error: ZoteusError, requestId: string, startedAt: number, now: number): number {
+  writer.error(error, errorEnvelope(error, meta(requestId, startedAt, now)));
+  return error.exitCode;
+}

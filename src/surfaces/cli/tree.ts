@@ -1,0 +1,247 @@
+/**
+ * The command tree: one node per CLI command, built from the tool declarations plus the
+ * CLI's own commands (schema, config, mcp). `--help`, `zot schema` and the parser all
+ * read this tree, so they cannot disagree.
+ */
+import type { AnyTool, CliCommand, Tier } from '../../core/tool.js';
+import { commandTier } from '../../core/tool.js';
+import { commandParams, type Param } from './params.js';
+
+export type BuiltinId = 'schema' | 'config init' | 'config get' | 'config show' | 'mcp';
+
+export interface CommandNode {
+  path: string[];
+  summary: string;
+  tier: Tier | null;
+  since: string;
+  deprecated: boolean;
+  mcpTool: string | null;
+  params: Param[];
+  children: Map<string, CommandNode>;
+  target?: { kind: 'tool'; tool: AnyTool; command: CliCommand } | { kind: 'builtin'; id: BuiltinId };
+  /** Writes only local files (`WRITES FILES`), not the library. */
+  writesFilesOnly: boolean;
+  /** Help line of a group node (`zot collection`). */
+  group?: boolean;
+}
+
+const opt = (name: string, type: Param['type'], help: string, extra: Partial<Param> = {}): Param => ({
+  name,
+  kind: 'option',
+  type,
+  required: false,
+  flags: [`--${name.replace(/_/g, '-')}`],
+  help,
+  default: type === 'boolean' ? false : null,
+  ...extra,
+});
+
+/** Flags every mutating command takes. */
+export const MUTATING_FLAGS: Param[] = [
+  opt('dry_run', 'boolean', 'Validate and print the planned change; needs no credentials and sends nothing.'),
+  opt('idempotency_key', 'string', 'Replay the stored result if this key already ran with the same arguments (24 h).'),
+  opt('yes', 'boolean', 'Confirm a destructive command without asking.', { flags: ['--yes', '-y'] }),
+  opt('no_interaction', 'boolean', 'Never prompt; a destructive command without --yes fails with confirmation_required.'),
+];
+
+export const STREAM_FLAG = opt('stream', 'boolean', 'Print one NDJSON line per row, then a summary line.');
+
+/** Flags of every command (root params in `zot schema`). */
+export const GLOBAL_FLAGS: Param[] = [
+  opt('json', 'boolean', 'Force JSON output (default when stdout is not a TTY; ZOT_FORMAT overrides detection).'),
+  opt('profile', 'string', 'Config-file profile to use (overrides ZOT_PROFILE).'),
+  opt('help', 'boolean', 'Show help.', { flags: ['--help', '-h'] }),
+  opt('version', 'boolean', 'Print the version.', { flags: ['--version', '-V'] }),
+];
+
+const BUILTINS: Array<Omit<CommandNode, 'children' | 'target' | 'mcpTool' | 'deprecated' | 'since'> & { id: BuiltinId }> = [
+  {
+    id: 'schema',
+    path: ['schema'],
+    summary: 'Describe the command tree, or one command, as JSON (for agents: use it instead of --help).',
+    tier: 'read',
+    writesFilesOnly: false,
+    params: [
+      {
+        name: 'command',
+        kind: 'argument',
+        type: 'array',
+        items: 'string',
+        required: false,
+        help: 'Command path, e.g. `collection list`; omit for the whole tree.',
+        default: null,
+        variadic: true,
+      },
+    ],
+  },
+  {
+    id: 'config init',
+    path: ['config', 'init'],
+    summary: 'Create or update a profile in the config file, interactively (humans only).',
+    tier: 'write',
+    writesFilesOnly: true,
+    params: [],
+  },
+  {
+    id: 'config get',
+    path: ['config', 'get'],
+    summary: 'Print one configured value, raw, for shell profiles (e.g. `zot config get api_key`).',
+    tier: 'read',
+    writesFilesOnly: false,
+    params: [
+      {
+        name: 'name',
+        kind: 'argument',
+        type: 'enum',
+        choices: ['library_id', 'library_type', 'api_url', 'api_key', 'zotero_data_dir', 'data_dir'],
+        required: true,
+        help: 'The setting to print.',
+        default: null,
+      },
+    ],
+  },
+  {
+    id: 'config show',
+    path: ['config', 'show'],
+    summary: 'Show the effective configuration and where each value comes from (API key redacted).',
+    tier: 'read',
+    writesFilesOnly: false,
+    params: [],
+  },
+  {
+    id: 'mcp',
+    path: ['mcp'],
+    summary: 'Run the MCP server: stdio by default, Streamable HTTP with --http.',
+    tier: 'read',
+    writesFilesOnly: false,
+    params: [
+      opt('http', 'boolean', 'Serve Streamable HTTP instead of stdio.'),
+      opt('port', 'integer', 'HTTP port (default 8765; 0 picks a free one).', { default: 8765 }),
+      opt('host', 'string', 'HTTP host; loopback only (default 127.0.0.1).', { default: '127.0.0.1' }),
+    ],
+  },
+];
+
+const GROUP_SUMMARIES: Record<string, string> = {
+  collection: 'Collections: list, create, rename, move, delete, add and remove items.',
+  config: 'The config file and its profiles.',
+};
+
+function emptyNode(path: string[]): CommandNode {
+  return {
+    path,
+    summary: GROUP_SUMMARIES[path.join(' ')] ?? `${path.join(' ')} commands.`,
+    tier: null,
+    since: '0.1.0',
+    deprecated: false,
+    mcpTool: null,
+    params: [],
+    children: new Map(),
+    writesFilesOnly: false,
+    group: true,
+  };
+}
+
+function place(root: CommandNode, node: Omit<CommandNode, 'children'>): void {
+  let parent = root;
+  for (const [i, word] of node.path.slice(0, -1).entries()) {
+    let next = parent.children.get(word);
+    if (!next) {
+      next = emptyNode(node.path.slice(0, i + 1));
+      parent.children.set(word, next);
+    }
+    parent = next;
+  }
+  const last = node.path[node.path.length - 1] as string;
+  const existing = parent.children.get(last);
+  if (existing?.target) throw new Error(`Two declarations claim the command \`zot ${node.path.join(' ')}\``);
+  parent.children.set(last, { ...node, children: existing?.children ?? new Map() });
+}
+
+export function buildTree(tools: readonly AnyTool[]): CommandNode {
+  const root: CommandNode = { ...emptyNode([]), summary: 'Zoteus: fast, safe access to a Zotero library.', params: GLOBAL_FLAGS };
+  for (const tool of tools) {
+    for (const command of tool.cli) {
+      const tier = commandTier(tool, command);
+      const params = commandParams(tool, command);
+      if (tier !== 'read') params.push(...MUTATING_FLAGS);
+      if (tool.rows && tier === 'read') params.push(STREAM_FLAG);
+      place(root, {
+        path: [...command.path],
+        summary: command.summary ?? tool.summary,
+        tier,
+        since: tool.since,
+        deprecated: tool.deprecated ?? false,
+        mcpTool: tool.name,
+        params,
+        target: { kind: 'tool', tool, command },
+        writesFilesOnly: tool.writesFilesOnly ?? false,
+      });
+    }
+  }
+  for (const builtin of BUILTINS) {
+    const { id, ...rest } = builtin;
+    const params = rest.tier === 'write' ? [...rest.params, MUTATING_FLAGS[0] as Param] : rest.params;
+    place(root, {
+      ...rest,
+      params,
+      since: '0.1.0',
+      deprecated: false,
+      mcpTool: null,
+      target: { kind: 'builtin', id },
+    });
+  }
+  return root;
+}
+
+/** Longest prefix of `words` that names a node; returns the node and how many words it used. */
+export function findNode(root: CommandNode, words: readonly string[]): { node: CommandNode; used: number } {
+  let node = root;
+  let used = 0;
+  for (const word of words) {
+    const next = node.children.get(word);
+    if (!next) break;
+    node = next;
+    used += 1;
+  }
+  return { node, used };
+}
+
+/** Every command node (leaves with a target), depth first, sorted by path. */
+export function allCommands(root: CommandNode): CommandNode[] {
+  const out: CommandNode[] = [];
+  const visit = (node: CommandNode) => {
+    if (node.target) out.push(node);
+    for (const key of [...node.children.keys()].sort()) visit(node.children.get(key) as CommandNode);
+  };
+  visit(root);
+  return out;
+}
+
+/** The `zot schema` form of a node. */
+export function schemaNode(node: CommandNode): Record<string, unknown> {
+  return {
+    name: node.path.length ? node.path.join(' ') : 'zot',
+    help: node.summary,
+    safety_tier: node.tier,
+    since: node.since,
+    deprecated: node.deprecated,
+    mcp_tool: node.mcpTool,
+    params: node.params.map((p) => {
+      const out: Record<string, unknown> = {
+        name: p.name,
+        kind: p.kind,
+        type: p.type === 'json' ? 'string' : p.type,
+        required: p.required,
+      };
+      if (p.flags) out.flags = p.flags;
+      out.help = p.help;
+      out.default = p.default === undefined ? null : p.default;
+      if (p.choices) out.choices = p.choices;
+      if (p.items) out.items = p.items === 'json' ? 'string' : p.items;
+      if (p.variadic) out.variadic = true;
+      return out;
+    }),
+    subcommands: [...node.children.keys()].sort().map((k) => schemaNode(node.children.get(k) as CommandNode)),
+  };
+}

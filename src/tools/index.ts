@@ -1,0 +1,9 @@
+/**
+ * The one list of all tools. Both surfaces iterate it; nothing else names a tool.
+ * Tool modules import nothing heavy at load time (handlers import lazily), so listing
+ * them is cheap enough for `zot --help` and `zot schema`.
+ */
+import type { AnyTool } from '../core/tool.js';
+import whoami from './library/whoami.js';
+
+export const tools: readonly AnyTool[] = [whoami as unknown as AnyTool];

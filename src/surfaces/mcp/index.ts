@@ -1,0 +1,19 @@
+/**
+ * The MCP surface: the only code that imports the MCP SDK. Import it lazily (it loads the
+ * SDK): `const { runMcp } = await import('../surfaces/mcp/index.js')`.
+ */
+export { buildMcpServer, type McpServerOptions } from './server.js';
+export { runMcp, type RunMcpOptions } from './run.js';
+export {
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  MCP_HTTP_PATH,
+  isLoopbackHost,
+  startHttp,
+  startStdio,
+  type HttpHandle,
+  type HttpOptions,
+  type StdioOptions,
+} from './transports.js';
+export { ERROR_META_KEY } from './results.js';
+export { describeTool, exposedTools } from './schemas.js';

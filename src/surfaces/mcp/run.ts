@@ -1,0 +1,114 @@
+/**
+ * Entry point of the MCP surface, shared by the `zoteus` binary and `zot mcp`: load the
+ * configuration, build the server from the one tool list, run a transport until it stops.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../core/config.js';
+import { createServiceRegistry } from '../../core/deps.js';
+import { toZoteusError } from '../../core/errors.js';
+import type { Env } from '../../core/paths.js';
+import { createRedactor } from '../../core/redact.js';
+import type { AnyTool, ServiceRegistry } from '../../core/tool.js';
+import { CLI_VERSION } from '../../core/version.js';
+import { tools as allTools } from '../../tools/index.js';
+import { buildMcpServer } from './server.js';
+import { startHttp, startStdio } from './transports.js';
+
+/**
+ * `runMcp(options): Promise<number>`: resolves with the process exit code once the server
+ * has stopped (stdio: the client closed stdin; HTTP: `signal` aborted, or SIGINT/SIGTERM).
+ *   `zot mcp`                       → runMcp({ env: process.env })
+ *   `zot mcp --http --port N --host H` → runMcp({ env: process.env, http: true, port: N, host: H })
+ * A configuration error or a refused host/port is written to stderr (code, message, Hint
+ * line, naming the variable or option) and resolves with its exit code (3 for validation_error);
+ * nothing is written to stdout, which belongs to the protocol under stdio.
+ */
+export interface RunMcpOptions {
+  env: Env;
+  /** Streamable HTTP instead of stdio. */
+  http?: boolean;
+  /** HTTP port; default 8765 (DEFAULT_HTTP_PORT); 0 picks a free one. */
+  port?: number;
+  /** HTTP host; default 127.0.0.1. Only loopback hosts are accepted. */
+  host?: string;
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Diagnostics and the listening URL; default process.stderr. */
+  stderr?: Writable;
+  /** Stops the server (tests, or a caller with its own lifecycle). */
+  signal?: AbortSignal;
+  /** The declarations to serve; default the one list of `src/tools`. */
+  tools?: readonly AnyTool[];
+}
+
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    if (signal?.aborted) return done();
+    signal?.addEventListener('abort', done);
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+export async function runMcp(options: RunMcpOptions): Promise<number> {
+  const stderr = options.stderr ?? process.stderr;
+  // Before the config is loaded only the environment knows the key; redact it regardless.
+  let redact = createRedactor([options.env.ZOTERO_API_KEY, options.env.ZOT_API_KEY]);
+  const writeLog = (line: string) => void stderr.write(`${redact(line)}\n`);
+
+  let config: Config;
+  try {
+    config = loadConfig(options.env);
+    redact = redact.with([config.apiKey]);
+  } catch (error) {
+    return report(error);
+  }
+
+  const serve = (services?: ServiceRegistry) =>
+    buildMcpServer({
+      tools: options.tools ?? allTools,
+      config,
+      env: options.env,
+      version: CLI_VERSION,
+      writeLog,
+      ...(services ? { services } : {}),
+    });
+
+  try {
+    if (!options.http) {
+      const server = serve();
+      const closed = startStdio(server, {
+        ...(options.stdin ? { stdin: options.stdin } : {}),
+        ...(options.stdout ? { stdout: options.stdout } : {}),
+      });
+      options.signal?.addEventListener('abort', () => void server.close());
+      await closed;
+      return 0;
+    }
+    // One service registry for every HTTP session: caches and clients are shared.
+    const services = createServiceRegistry();
+    const handle = await startHttp(() => serve(services), {
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.host !== undefined ? { host: options.host } : {}),
+      log: writeLog,
+    });
+    await stopped(options.signal);
+    await handle.close();
+    await services.close();
+    return 0;
+  } catch (error) {
+    return report(error);
+  }
+
+  function report(error: unknown): number {
+    const zerr = toZoteusError(error);
+    writeLog(`zoteus: ${zerr.code}: ${zerr.message}${zerr.hint ? `\nHint: ${zerr.hint}` : ''}`);
+    return zerr.exitCode;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * What `tools/list` publishes for a declaration: JSON Schemas derived from its zod input
+ * and output, and annotations derived from its tier (agent-interface.md, "MCP surface").
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { AnyTool } from '../../core/tool.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Keywords whose value maps names to schemas: the names are data, the values are schemas. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose value is data, not a schema: never rewritten. */
+const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples', 'required']);
+
+/**
+ * Removes every `$schema` dialect stamp: some clients reject schemas that carry one.
+ * Only schema positions are touched, so a property that happens to be named `$schema` survives.
+ */
+export function stripDialect(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(stripDialect);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema as JsonSchema)) {
+    if (key === '$schema') continue;
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value as JsonSchema).map(([k, v]) => [k, stripDialect(v)]),
+      );
+    } else out[key] = stripDialect(value);
+  }
+  return out;
+}
+
+/**
+ * JSON Schema of a zod object as MCP wants it: `type: object` at the root, no dialect stamp.
+ * Unrepresentable parts (a transform, say) become `{}` rather than breaking the whole list:
+ * the surface still validates with zod, and the committed schema snapshots show the gap.
+ */
+export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
+  const json = stripDialect(z.toJSONSchema(schema, { io, unrepresentable: 'any' })) as JsonSchema;
+  return { ...json, type: 'object' } as Tool['inputSchema'];
+}
+
+/** The `tools/list` entry of one declaration. */
+export function describeTool(tool: AnyTool): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    // Closed: an unknown argument is refused, so the schema says so too.
+    inputSchema: { ...jsonSchemaOf(tool.input, 'input'), additionalProperties: false },
+    outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'],
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.tier === 'read',
+      destructiveHint: tool.tier === 'destructive',
+      idempotentHint: tool.idempotent ?? tool.tier === 'read',
+      openWorldHint: tool.openWorld,
+    },
+  };
+}
+
+/** The declarations a server exposes: only read tools in read-only mode. */
+export function exposedTools(tools: readonly AnyTool[], readOnly: boolean): AnyTool[] {
+  return tools.filter((tool) => !readOnly || tool.tier === 'read');
+}

@@ -1,0 +1,76 @@
+/**
+ * Validation at the MCP boundary, done by the surface rather than the SDK so that a bad
+ * argument becomes a `validation_error` result with `_meta`, not the SDK's bare text.
+ */
+import type { z } from 'zod';
+import { ZoteusError } from '../../core/errors.js';
+import type { AnyTool } from '../../core/tool.js';
+
+/** `a.b[0]`; the root is `(arguments)` so a message never has an empty subject. */
+function pathOf(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(arguments)';
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`).join('; ');
+}
+
+/**
+ * Parses `arguments` with the tool's input schema. Unknown arguments are refused by name
+ * even if a declaration forgot `.strict()`: the published schema is closed either way.
+ */
+export function parseArguments(
+  tool: AnyTool,
+  args: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const given = args ?? {};
+  const accepted = Object.keys(tool.input.shape);
+  const unknown = Object.keys(given).filter((key) => !accepted.includes(key));
+  if (unknown.length > 0) {
+    const names = unknown.map((key) => `'${key}'`).join(', ');
+    throw new ZoteusError(
+      'validation_error',
+      `Unknown argument${unknown.length > 1 ? 's' : ''} ${names} for ${tool.name}.`,
+      {
+        field: unknown[0],
+        hint: accepted.length
+          ? `Accepted arguments: ${accepted.join(', ')}.`
+          : `${tool.name} takes no arguments; call it with {}.`,
+      },
+    );
+  }
+  const parsed = tool.input.safeParse(given);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ZoteusError(
+      'validation_error',
+      `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}.`,
+      {
+        ...(first && first.path.length > 0 ? { field: pathOf(first.path) } : {}),
+        hint: "Check the arguments against the tool's inputSchema.",
+      },
+    );
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
+/**
+ * Checks a handler's output against its declared schema. A mismatch is our bug, and
+ * sending it would make clients reject the result against `outputSchema` anyway.
+ */
+export function checkOutput(tool: AnyTool, output: unknown): Record<string, unknown> {
+  const parsed = tool.output.safeParse(output);
+  if (!parsed.success) {
+    throw new ZoteusError(
+      'internal_error',
+      `${tool.name} produced output that does not match its output schema (${describeIssues(parsed.error.issues)}).`,
+      { hint: 'This is a bug in Zoteus; please report it with the call that triggered it.' },
+    );
+  }
+  return parsed.data as Record<string, unknown>;
+}

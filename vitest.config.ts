@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Subprocess contract tests and the test servers share two cores; a few forks suffice.
+    pool: 'forks',
+    maxWorkers: 3,
+    reporters: ['default', './test/support/summary-reporter.ts'],
+  },
+});

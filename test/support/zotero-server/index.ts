@@ -1,0 +1,138 @@
+/**
+ * In-process Zotero Web API v3 test server (`node:http` on 127.0.0.1, random port).
+ * Implements the documented semantics of docs `zotero/web-api.md` (versions, 412/428, 50-object
+ * batches, paging, write tokens, key permissions, group libraries, cascade deletes), logs every
+ * request and injects faults. Test code only: never a product backend.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Faults } from './faults.js';
+import { headerRecord, HttpError, parseBody, queryRecord, readBody, send, type Ctx } from './http.js';
+import { route } from './router.js';
+import { ServerState } from './state.js';
+import type { RequestLogEntry, StartOptions, ZoteroTestServer } from './types.js';
+
+export { randomKey, isValidKey, KEY_CHARS } from './keys.js';
+export type * from './types.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startZoteroServer(opts: StartOptions = {}): Promise<ZoteroTestServer> {
+  const state = new ServerState();
+  const faults = new Faults();
+  const log: RequestLogEntry[] = [];
+  let latency = opts.latencyMs ?? 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let base = '';
+
+  const httpServer = createServer((req, res) => {
+    void handle(req, res);
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const entry: RequestLogEntry = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: queryRecord(url.searchParams),
+      headers: headerRecord(req),
+      status: 0,
+      startedAt: Date.now(),
+      endedAt: 0,
+    };
+    log.push(entry);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    if (opts.maxConcurrentLog) entry.inFlight = inFlight;
+    // 'finish' (answer handed to the socket) comes before the client can see the answer, so the
+    // count never includes a request the client already considers done; 'close' covers resets.
+    let counted = true;
+    const leave = (): void => {
+      if (!counted) return;
+      counted = false;
+      inFlight--;
+      entry.endedAt ||= Date.now();
+    };
+    res.on('finish', leave);
+    res.on('close', leave);
+
+    const rawBody = await readBody(req).catch(() => '');
+    const body = parseBody(rawBody);
+    if (body !== undefined) entry.body = body;
+    const ctx: Ctx = {
+      req,
+      res,
+      method: entry.method.toUpperCase(),
+      base,
+      path: url.pathname,
+      params: url.searchParams,
+      headers: entry.headers,
+      body,
+      rawBody,
+      extraHeaders: {},
+      entry,
+    };
+    try {
+      const plan = faults.take(ctx.method, url.pathname + url.search);
+      if (plan.kind) entry.fault = plan.kind;
+      const wait = latency + plan.slowMs;
+      if (wait > 0) await sleep(wait);
+      if (res.destroyed) return; // the server closed meanwhile
+      if (plan.backoff !== undefined) ctx.extraHeaders.Backoff = String(plan.backoff);
+      const fault = plan.replace;
+      if (fault?.kind === 'reset') {
+        entry.status = 0;
+        entry.endedAt = Date.now();
+        // A TCP RST, so the client sees ECONNRESET rather than a clean close.
+        req.socket.resetAndDestroy();
+        return;
+      }
+      if (fault) {
+        const headers: Record<string, string> = {};
+        if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
+        send(ctx, fault.status, fault.body ?? STATUS_CODES[fault.status] ?? 'Error', headers);
+        return;
+      }
+      for (const edit of plan.edits) edit(server);
+      route(ctx, state, faults.ignoringStart);
+    } catch (e) {
+      if (res.headersSent || res.destroyed) return;
+      if (e instanceof HttpError) send(ctx, e.status, e.body, e.headers);
+      else send(ctx, 500, `Test server error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  base = `http://127.0.0.1:${port}`;
+
+  const server: ZoteroTestServer = {
+    url: base,
+    log,
+    faults,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // Keep-alive sockets would otherwise hold close() open.
+        httpServer.closeAllConnections();
+        httpServer.close((err) => (err ? reject(err) : resolve()));
+      }),
+    clearLog: () => {
+      // In place, so a test holding `server.log` sees the cleared array.
+      log.length = 0;
+      maxInFlight = inFlight;
+    },
+    maxInFlight: () => maxInFlight,
+    addUser: (u) => state.addUser(u),
+    addKey: (k) => state.addKey(k),
+    addGroup: (g) => state.addGroup(g),
+    library: (prefix) => state.library(prefix),
+    setLatency: (ms) => {
+      latency = ms;
+    },
+  };
+  return server;
+}

@@ -1,0 +1,36 @@
+/**
+ * Dispatch of one request: key check first (an invalid key is refused on every path), then
+ * `/keys`, `/users/{id}/groups`, and the library routes with their permission checks.
+ */
+import { authenticate, authorizeLibrary } from './auth.js';
+import { HttpError, type Ctx } from './http.js';
+import { handleKeys, handleUserGroups } from './routes-keys.js';
+import { handleRead } from './routes-read.js';
+import { handleWrite } from './routes-write.js';
+import type { ServerState } from './state.js';
+
+export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean): void {
+  authenticate(ctx, state);
+  let segments: string[];
+  try {
+    segments = ctx.path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new HttpError(400, 'Invalid URL');
+  }
+  const [top, id] = segments;
+  if (top === 'keys') return handleKeys(ctx, state, segments);
+  if ((top !== 'users' && top !== 'groups') || !id || !/^\d+$/.test(id))
+    throw new HttpError(404, 'Not found');
+
+  const read = ctx.method === 'GET' || ctx.method === 'HEAD';
+  if (top === 'users' && segments[2] === 'groups' && segments.length === 3 && read) {
+    return handleUserGroups(ctx, state, Number(id), ignoreStart);
+  }
+  const lib = state.findLibrary(top, Number(id));
+  if (!lib) throw new HttpError(404, top === 'users' ? 'User not found' : 'Group not found');
+  authorizeLibrary(ctx, state, lib, !read);
+
+  const r = { ctx, state, lib, segments: segments.slice(2), ignoreStart };
+  const handled = read ? handleRead(r) : handleWrite(r);
+  if (!handled) throw new HttpError(read ? 404 : 405, read ? 'Not found' : 'Method not allowed');
+}

@@ -146,6 +146,8 @@ export function readConfigFile(path: string): ConfigFile {
 export interface LoadOptions {
   /** `--profile NAME`; wins over ZOT_PROFILE. */
   profile?: string | undefined;
+  /** `zot config init` creates the profile it names, so it may not exist yet. */
+  allowMissingProfile?: boolean;
 }
 
 export function loadConfig(env: Env, options: LoadOptions = {}): Config {
@@ -158,7 +160,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
   if (profileName !== undefined) {
     const found = file.profiles[profileName];
     if (found) profile = found;
-    else if (requested !== undefined) {
+    else if (requested !== undefined && !options.allowMissingProfile) {
       const known = Object.keys(file.profiles);
       throw new ZoteusError('validation_error', `Profile '${requested}' is not in ${configFile}.`, {
         field: options.profile !== undefined ? 'profile' : 'ZOT_PROFILE',

@@ -46,7 +46,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       writer.raw(parsed.node.path.length ? commandHelp(parsed.node) : rootHelp(root, CLI_VERSION));
       return 0;
     }
-    const config = loadConfig(env, { profile: parsed.controls.profile });
+    const isInit = parsed.node.target.kind === 'builtin' && parsed.node.target.id === 'config init';
+    const config = loadConfig(env, { profile: parsed.controls.profile, allowMissingProfile: isInit });
     writer = createWriter(io, format, redactFromEnv.with([config.apiKey]), useColour(io.stdout, env));
     return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
   } catch (error) {
@@ -109,6 +110,7 @@ async function dispatch(
         const envelope = successEnvelope({ name, value }, m());
         options.io.stdout.write(`${JSON.stringify(envelope)}\n`);
       } else if (value !== null) options.io.stdout.write(`${value}\n`);
+      else writer.stderr(`${name} is not set (zot config show lists the effective configuration).`);
       return value === null && !controls.json ? 4 : 0;
     }
     case 'config init': {

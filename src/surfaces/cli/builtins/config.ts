@@ -16,7 +16,7 @@ import {
 import { ZoteusError } from '../../../core/errors.js';
 import { REDACTED } from '../../../core/redact.js';
 import type { CliIO } from '../io.js';
-import { ask, canAsk } from '../prompt.js';
+import { canAsk, createPrompter } from '../prompt.js';
 
 export type ConfigName = 'library_id' | 'library_type' | 'api_url' | 'api_key' | 'zotero_data_dir' | 'data_dir';
 
@@ -81,10 +81,25 @@ export async function initConfig(
   }
   const file = readConfigFile(path);
   const current: Profile = file.profiles[profileName] ?? {};
-  const question = async (label: string, fallback: string | undefined) => {
-    const answer = (await ask(io, `${label}${fallback ? ` [${fallback}]` : ''}: `)).trim();
+  const prompter = createPrompter(io);
+  const question = async (label: string, fallback: string | undefined, secret = false) => {
+    const answer = (await prompter.ask(`${label}${fallback ? ` [${fallback}]` : ''}: `, secret)).trim();
     return answer || fallback || undefined;
   };
+  try {
+    return await dialogue(question, current, file, path, profileName);
+  } finally {
+    prompter.close();
+  }
+}
+
+async function dialogue(
+  question: (label: string, fallback: string | undefined, secret?: boolean) => Promise<string | undefined>,
+  current: Profile,
+  file: ConfigFile,
+  path: string,
+  profileName: string,
+): Promise<Record<string, unknown>> {
   const profile: Profile = {};
   const libraryId = await question('Library id (your userID, or a group id)', current.library_id?.toString());
   if (libraryId !== undefined) {
@@ -96,7 +111,7 @@ export async function initConfig(
   profile.library_type = type;
   const apiUrl = await question('Web API URL', current.api_url ?? 'https://api.zotero.org');
   if (apiUrl) profile.api_url = parseApiUrl('api_url', apiUrl);
-  const key = await question('API key (https://www.zotero.org/settings/keys; empty keeps the current one)', undefined);
+  const key = await question('API key (https://www.zotero.org/settings/keys; empty keeps the current one)', undefined, true);
   const apiKey = key ?? current.api_key;
   if (apiKey !== undefined) {
     if (!/^[A-Za-z0-9]{8,}$/.test(apiKey)) throw new ZoteusError('validation_error', 'The API key is malformed.');

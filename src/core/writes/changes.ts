@@ -11,11 +11,15 @@ export interface Tag {
 }
 
 function collectionsOf(data: ObjectData): string[] {
-  return Array.isArray(data.collections) ? (data.collections as unknown[]).filter((c): c is string => typeof c === 'string') : [];
+  return Array.isArray(data.collections)
+    ? (data.collections as unknown[]).filter((c): c is string => typeof c === 'string')
+    : [];
 }
 
 function tagsOf(data: ObjectData): Tag[] {
-  return Array.isArray(data.tags) ? (data.tags as Tag[]).filter((t) => t !== null && typeof t?.tag === 'string') : [];
+  return Array.isArray(data.tags)
+    ? (data.tags as Tag[]).filter((t) => t !== null && typeof t?.tag === 'string')
+    : [];
 }
 
 /** Adds the item to collections (arrays are replaced whole by the API, so send the full list). */

@@ -5,7 +5,13 @@
  * and re-applying, a bounded number of rounds. n objects cost about 2·⌈n/50⌉ requests.
  */
 import { toZoteusError } from '../errors.js';
-import type { CallContext, FailedEntry, ZoteroClient } from '../zotero/index.js';
+import type {
+  CallContext,
+  FailedEntry,
+  GetByKeysResult,
+  WriteBatchResult,
+  ZoteroClient,
+} from '../zotero/index.js';
 import { reasonForCode } from '../zotero/index.js';
 
 export const DEFAULT_MAX_ROUNDS = 3;
@@ -85,7 +91,7 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
 
   let pending = [...indexOf.keys()];
   for (let round = 1; round <= maxRounds && pending.length > 0; round++) {
-    let read;
+    let read: GetByKeysResult;
     try {
       read = await client.getByKeys(input.library, input.kind, pending, { call });
     } catch (error) {
@@ -94,7 +100,8 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
       break;
     }
     noteVersion(read.libraryVersion);
-    for (const key of read.missing) fail(key, 404, `${singular(input.kind)} ${key} does not exist in library ${input.library}.`);
+    for (const key of read.missing)
+      fail(key, 404, `${singular(input.kind)} ${key} does not exist in library ${input.library}.`);
 
     const writes: ObjectData[] = [];
     for (const object of read.objects) {
@@ -111,7 +118,7 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
     pending = [];
     if (writes.length === 0) break;
 
-    let written;
+    let written: WriteBatchResult;
     try {
       written = await client.writeBatch(input.library, input.kind, writes, { call });
     } catch (error) {
@@ -149,7 +156,8 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
     );
   }
 
-  const inputOrder = (a: string, b: string): number => (indexOf.get(a) as number) - (indexOf.get(b) as number);
+  const inputOrder = (a: string, b: string): number =>
+    (indexOf.get(a) as number) - (indexOf.get(b) as number);
   return {
     succeeded: [...succeeded].sort(inputOrder),
     unchanged: [...unchanged].filter((k) => !succeeded.has(k)).sort(inputOrder),

@@ -22,7 +22,11 @@ export const BATCH_SIZE = 50;
 /** Rounds of fetch-version-then-delete when another client writes in between. */
 const DELETE_ROUNDS = 3;
 
-const KEY_PARAM: Record<ObjectKind, string> = { collections: 'collectionKey', items: 'itemKey', searches: 'searchKey' };
+const KEY_PARAM: Record<ObjectKind, string> = {
+  collections: 'collectionKey',
+  items: 'itemKey',
+  searches: 'searchKey',
+};
 
 export function chunk<T>(list: readonly T[], size: number = BATCH_SIZE): T[][] {
   const out: T[][] = [];
@@ -34,16 +38,24 @@ export function chunk<T>(list: readonly T[], size: number = BATCH_SIZE): T[][] {
 export function normalizeLibrary(library: string): string {
   const clean = library.replace(/^\/+|\/+$/g, '');
   if (!/^(users|groups)\/\d+$/.test(clean)) {
-    throw new ZoteusError('validation_error', `'${clean}' is not a library prefix (users/<id> or groups/<id>).`, { field: 'library' });
+    throw new ZoteusError(
+      'validation_error',
+      `'${clean}' is not a library prefix (users/<id> or groups/<id>).`,
+      { field: 'library' },
+    );
   }
   return clean;
 }
 
 function malformed(http: Http, what: string, status: number): ZoteusError {
-  return new ZoteusError('api_error', http.redact(`The Zotero API answered ${what} with an unexpected body.`), {
-    status,
-    hint: 'Check ZOTERO_API_URL: it should point at a Zotero Web API v3 server.',
-  });
+  return new ZoteusError(
+    'api_error',
+    http.redact(`The Zotero API answered ${what} with an unexpected body.`),
+    {
+      status,
+      hint: 'Check ZOTERO_API_URL: it should point at a Zotero Web API v3 server.',
+    },
+  );
 }
 
 export async function getByKeys<T = ZoteroObject>(
@@ -61,7 +73,11 @@ export async function getByKeys<T = ZoteroObject>(
     chunk(unique).map((part) =>
       http.request('GET', `/${lib}/${kind}`, {
         // By key means whatever exists: an object in the trash is still there to change.
-        query: { [KEY_PARAM[kind]]: part.join(','), limit: BATCH_SIZE, includeTrashed: kind === 'searches' ? undefined : 1 },
+        query: {
+          [KEY_PARAM[kind]]: part.join(','),
+          limit: BATCH_SIZE,
+          includeTrashed: kind === 'searches' ? undefined : 1,
+        },
         call,
       }),
     ),
@@ -73,7 +89,8 @@ export async function getByKeys<T = ZoteroObject>(
     for (const object of response.data as Array<{ key?: unknown }>) {
       if (typeof object?.key === 'string' && wanted.has(object.key)) byKey.set(object.key, object as T);
     }
-    if (response.lastModifiedVersion !== undefined) libraryVersion = Math.max(libraryVersion ?? 0, response.lastModifiedVersion);
+    if (response.lastModifiedVersion !== undefined)
+      libraryVersion = Math.max(libraryVersion ?? 0, response.lastModifiedVersion);
   }
   return {
     objects: unique.filter((k) => byKey.has(k)).map((k) => byKey.get(k) as T),
@@ -108,7 +125,12 @@ export async function writeBatch<T = ZoteroObject>(
 ): Promise<WriteBatchResult<T>> {
   const call = options.call ?? http.newCall();
   const lib = normalizeLibrary(library);
-  const result: WriteBatchResult<T> = { successful: [], unchanged: [], failed: [], libraryVersion: undefined };
+  const result: WriteBatchResult<T> = {
+    successful: [],
+    unchanged: [],
+    failed: [],
+    libraryVersion: undefined,
+  };
   const keyAt = (i: number): string | undefined => {
     const key = objects[i]?.key;
     return typeof key === 'string' ? key : undefined;
@@ -129,7 +151,8 @@ export async function writeBatch<T = ZoteroObject>(
         ifUnmodifiedSinceVersion: version,
         call,
       });
-      if (response.data === null || typeof response.data !== 'object') throw malformed(http, `POST /${lib}/${kind}`, response.status);
+      if (response.data === null || typeof response.data !== 'object')
+        throw malformed(http, `POST /${lib}/${kind}`, response.status);
       answer = response.data;
       if (response.lastModifiedVersion !== undefined) {
         result.libraryVersion = Math.max(result.libraryVersion ?? 0, response.lastModifiedVersion);
@@ -153,7 +176,8 @@ export async function writeBatch<T = ZoteroObject>(
       const index = offset + Number(i);
       if (!seen.has(index)) result.successful.push({ index, key });
     }
-    for (const [i, key] of Object.entries(answer.unchanged ?? {})) result.unchanged.push({ index: offset + Number(i), key });
+    for (const [i, key] of Object.entries(answer.unchanged ?? {}))
+      result.unchanged.push({ index: offset + Number(i), key });
     for (const [i, failure] of Object.entries(answer.failed ?? {})) {
       const index = offset + Number(i);
       const code = typeof failure?.code === 'number' ? failure.code : 0;
@@ -194,7 +218,12 @@ export async function patchObject(
 }
 
 /** The library's current version, from the cheapest listing there is. */
-async function currentVersion(http: Http, lib: string, kind: ObjectKind, call: CallContext): Promise<number | undefined> {
+async function currentVersion(
+  http: Http,
+  lib: string,
+  kind: ObjectKind,
+  call: CallContext,
+): Promise<number | undefined> {
   const response = await http.request('GET', `/${lib}/${kind}`, { query: { limit: 1 }, call });
   return response.lastModifiedVersion;
 }
@@ -216,7 +245,8 @@ export async function deleteBatch(
   const result: DeleteBatchResult = { deleted: [], failed: [], libraryVersion: options.libraryVersion };
   // A version we looked up ourselves may go stale under a concurrent writer: look again.
   const ownVersion = options.libraryVersion === undefined;
-  let version = options.libraryVersion ?? (unique.length ? await currentVersion(http, lib, kind, call) : undefined);
+  let version =
+    options.libraryVersion ?? (unique.length ? await currentVersion(http, lib, kind, call) : undefined);
   const parts = chunk(unique);
   for (let c = 0; c < parts.length; c++) {
     const part = parts[c] as string[];
@@ -233,7 +263,8 @@ export async function deleteBatch(
           result.deleted.push(...part);
           break;
         } catch (error) {
-          const retry = ownVersion && round < DELETE_ROUNDS && error instanceof ZoteusError && error.status === 412;
+          const retry =
+            ownVersion && round < DELETE_ROUNDS && error instanceof ZoteusError && error.status === 412;
           if (!retry) throw error;
           version = await currentVersion(http, lib, kind, call);
         }
@@ -241,7 +272,13 @@ export async function deleteBatch(
     } catch (error) {
       if (c === 0) throw error;
       const rest = parts.slice(c).flat();
-      result.failed.push(...failAll(rest.map((k) => indexOf.get(k) as number), (i) => keys[i], error));
+      result.failed.push(
+        ...failAll(
+          rest.map((k) => indexOf.get(k) as number),
+          (i) => keys[i],
+          error,
+        ),
+      );
       break;
     }
   }

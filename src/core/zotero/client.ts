@@ -4,7 +4,7 @@
  */
 import { deleteBatch, getByKeys, patchObject, writeBatch } from './batch.js';
 import { createListingCache, type ListingCache } from './cache.js';
-import { createHttp } from './http.js';
+import { createHttp, splitPath } from './http.js';
 import { getKeyInfo } from './keys.js';
 import { listAll } from './paging.js';
 import type {
@@ -73,10 +73,14 @@ export function createZoteroClient(options: ZoteroClientOptions = {}): ZoteroCli
   const cache = createListingCache();
   return {
     request: (method, path, opts) => http.request(method, path, opts),
-    listAll: (path, opts) => listAll(http, cache, path, opts),
+    listAll: (path, opts) => {
+      const split = splitPath(path, opts?.query);
+      return listAll(http, cache, split.path, { ...opts, query: split.query });
+    },
     getByKeys: (library, kind, keys, opts) => getByKeys(http, library, kind, keys, opts),
     writeBatch: (library, kind, objects, opts) => writeBatch(http, library, kind, objects, opts),
-    patch: (library, kind, key, data, version, opts) => patchObject(http, library, kind, key, data, version, opts),
+    patch: (library, kind, key, data, version, opts) =>
+      patchObject(http, library, kind, key, data, version, opts),
     deleteBatch: (library, kind, keys, opts) => deleteBatch(http, library, kind, keys, opts),
     getKeyInfo: (opts) => getKeyInfo(http, opts),
     newCall: () => http.newCall(),

@@ -23,7 +23,12 @@ function excerpt(body: string): string {
 
 /** The field a `413` is about, when the server names it. */
 export function fieldFrom413(body: string): string | undefined {
-  const patterns = [/field '([A-Za-z]+)'/i, /'([A-Za-z]+)' field/i, /^([A-Za-z]+) field\b/i, /\b([A-Za-z]+) value is too long/i];
+  const patterns = [
+    /field '([A-Za-z]+)'/i,
+    /'([A-Za-z]+)' field/i,
+    /^([A-Za-z]+) field\b/i,
+    /\b([A-Za-z]+) value is too long/i,
+  ];
   for (const pattern of patterns) {
     const found = pattern.exec(body.trim());
     if (found?.[1]) return found[1];
@@ -36,44 +41,85 @@ export function isInvalidKeyBody(body: string): boolean {
 }
 
 /** The error for a non-2xx answer that retries did not resolve. */
-export function httpError(req: RequestDescription, status: number, body: string, field?: string): ZoteusError {
+export function httpError(
+  req: RequestDescription,
+  status: number,
+  body: string,
+  field?: string,
+): ZoteusError {
   const where = `${req.method} ${req.path}`;
   const said = excerpt(body);
   const base = `The Zotero API answered HTTP ${status} to ${where}${said ? `: ${said}` : ''}.`;
-  const make = (code: ConstructorParameters<typeof ZoteusError>[0], hint: string, extra: object = {}): ZoteusError =>
-    new ZoteusError(code, req.redact(base), { hint: req.redact(hint), status, ...extra });
+  const make = (
+    code: ConstructorParameters<typeof ZoteusError>[0],
+    hint: string,
+    extra: object = {},
+  ): ZoteusError => new ZoteusError(code, req.redact(base), { hint: req.redact(hint), status, ...extra });
 
   if (status === 403) {
     const keysPath = req.path.split('?')[0] === '/keys/current';
     if (isInvalidKeyBody(body) || keysPath) {
-      return make('auth_invalid', 'The server refused the API key: check ZOTERO_API_KEY or create a new key at https://www.zotero.org/settings/keys.');
+      return make(
+        'auth_invalid',
+        'The server refused the API key: check ZOTERO_API_KEY or create a new key at https://www.zotero.org/settings/keys.',
+      );
     }
-    return make('permission_denied', 'The API key lacks access to this library or action: check its permissions at https://www.zotero.org/settings/keys (or use a library it can reach).');
+    return make(
+      'permission_denied',
+      'The API key lacks access to this library or action: check its permissions at https://www.zotero.org/settings/keys (or use a library it can reach).',
+    );
   }
-  if (status === 404) return make('not_found', 'Check the library id and the object key: nothing exists at this path.');
-  if (status === 409) return make('conflict', 'The library is locked or the change conflicts with its current state; read it again before retrying.');
+  if (status === 404)
+    return make('not_found', 'Check the library id and the object key: nothing exists at this path.');
+  if (status === 409)
+    return make(
+      'conflict',
+      'The library is locked or the change conflicts with its current state; read it again before retrying.',
+    );
   if (status === 412) {
-    return make('conflict', 'Someone else changed the library or object first: read the current version and apply the change again.', { retryable: true });
+    return make(
+      'conflict',
+      'Someone else changed the library or object first: read the current version and apply the change again.',
+      { retryable: true },
+    );
   }
   if (status === 413) {
     const named = fieldFrom413(body) ?? field;
-    return make('validation_error', named ? `Shorten '${named}' or send fewer objects per request.` : 'A value is too long or the request carries too many objects.', named ? { field: named } : {});
+    return make(
+      'validation_error',
+      named
+        ? `Shorten '${named}' or send fewer objects per request.`
+        : 'A value is too long or the request carries too many objects.',
+      named ? { field: named } : {},
+    );
   }
   if (status === 428) {
-    return make('internal_error', 'Zoteus sent a write without a version precondition: this is a bug in Zoteus; please report it.');
+    return make(
+      'internal_error',
+      'Zoteus sent a write without a version precondition: this is a bug in Zoteus; please report it.',
+    );
   }
   if (status === 429 || status === 503) {
     return make('rate_limited', 'The Zotero API is throttling requests; wait and retry.');
   }
-  if (status >= 500) return make('api_error', 'The Zotero API failed on its side; retry in a moment.', { retryable: true });
-  return make('api_error', 'The request was refused by the Zotero API; the message above says why.', { retryable: false });
+  if (status >= 500)
+    return make('api_error', 'The Zotero API failed on its side; retry in a moment.', { retryable: true });
+  return make('api_error', 'The request was refused by the Zotero API; the message above says why.', {
+    retryable: false,
+  });
 }
 
 /** The error for a 429/503 whose wait would overrun the call's retry budget. */
-export function rateLimitedError(req: RequestDescription, retryAfterSeconds: number, what: string): ZoteusError {
+export function rateLimitedError(
+  req: RequestDescription,
+  retryAfterSeconds: number,
+  what: string,
+): ZoteusError {
   return new ZoteusError(
     'rate_limited',
-    req.redact(`The Zotero API asked to wait ${retryAfterSeconds} s (${what}) before ${req.method} ${req.path}, beyond this call's retry budget.`),
+    req.redact(
+      `The Zotero API asked to wait ${retryAfterSeconds} s (${what}) before ${req.method} ${req.path}, beyond this call's retry budget.`,
+    ),
     { retryAfterSeconds, hint: `Wait ${retryAfterSeconds} seconds, then retry.` },
   );
 }
@@ -82,11 +128,15 @@ export function rateLimitedError(req: RequestDescription, retryAfterSeconds: num
 export function networkError(req: RequestDescription, error: unknown, timeoutMs: number): ZoteusError {
   const timedOut = isTimeout(error);
   const reason = timedOut ? `no answer within ${timeoutMs} ms` : describeTransportError(error);
-  return new ZoteusError('network_error', req.redact(`Could not reach the Zotero API at ${req.origin} (${req.method} ${req.path}): ${reason}.`), {
-    hint: timedOut
-      ? 'The server is slow or unreachable; retry, or raise ZOTEUS_TIMEOUT_MS.'
-      : 'Check the network connection and ZOTERO_API_URL, then retry.',
-  });
+  return new ZoteusError(
+    'network_error',
+    req.redact(`Could not reach the Zotero API at ${req.origin} (${req.method} ${req.path}): ${reason}.`),
+    {
+      hint: timedOut
+        ? 'The server is slow or unreachable; retry, or raise ZOTEUS_TIMEOUT_MS.'
+        : 'Check the network connection and ZOTERO_API_URL, then retry.',
+    },
+  );
 }
 
 export function isTimeout(error: unknown): boolean {

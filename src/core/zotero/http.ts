@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
-import { describeTransportError, httpError, isTimeout, networkError, rateLimitedError, type RequestDescription } from './errors.js';
+import {
+  describeTransportError,
+  httpError,
+  isTimeout,
+  networkError,
+  rateLimitedError,
+  type RequestDescription,
+} from './errors.js';
 import {
   backoffDelayMs,
   createRateLimiter,
@@ -20,7 +27,15 @@ import {
   parseRetryAfter,
 } from './ratelimit.js';
 import { createSemaphore } from './semaphore.js';
-import type { CallContext, Clock, FetchLike, Query, RequestOptions, ZoteroClientOptions, ZoteroResponse } from './types.js';
+import type {
+  CallContext,
+  Clock,
+  FetchLike,
+  Query,
+  RequestOptions,
+  ZoteroClientOptions,
+  ZoteroResponse,
+} from './types.js';
 
 export const DEFAULT_API_URL = 'https://api.zotero.org';
 export const DEFAULT_RETRY_BUDGET_MS = 60_000;
@@ -46,16 +61,40 @@ export function newWriteToken(): string {
 }
 
 /** `/users/1/items` + query → `/users/1/items?a=1&b=2`; repeated parameters for arrays. */
+/**
+ * Lets callers write `/users/1/items?sort=title`: the embedded parameters join the query
+ * object (whose values win), so paging, caching and the key check see them all.
+ */
+export function splitPath(
+  path: string,
+  query: Query | undefined,
+): { path: string; query: Query | undefined } {
+  const at = path.indexOf('?');
+  if (at < 0) return { path, query };
+  const merged: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(path.slice(at + 1))) {
+    const prev = merged[name];
+    merged[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return { path: path.slice(0, at), query: { ...merged, ...query } };
+}
+
 export function buildPath(path: string, query: Query | undefined): string {
   const clean = path.startsWith('/') ? path : `/${path}`;
   if (clean.includes('?')) {
-    throw new ZoteusError('internal_error', 'Internal error in Zoteus (a request path carried its own query string).');
+    throw new ZoteusError(
+      'internal_error',
+      'Internal error in Zoteus (a request path carried its own query string).',
+    );
   }
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     // The key goes in a header only: a URL ends up in logs, proxies and browser histories.
     if (/^(key|api_key|apikey)$/i.test(name)) {
-      throw new ZoteusError('internal_error', 'Internal error in Zoteus (an API key was about to be put in a URL).');
+      throw new ZoteusError(
+        'internal_error',
+        'Internal error in Zoteus (an API key was about to be put in a URL).',
+      );
     }
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const v of value) params.append(name, String(v));
@@ -101,7 +140,9 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
   try {
     origin = new URL(root).origin;
   } catch {
-    throw new ZoteusError('validation_error', redact(`The Zotero API URL '${root}' is not a URL.`), { field: 'ZOTERO_API_URL' });
+    throw new ZoteusError('validation_error', redact(`The Zotero API URL '${root}' is not a URL.`), {
+      field: 'ZOTERO_API_URL',
+    });
   }
   const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const clock = options.clock ?? realClock;
@@ -112,9 +153,14 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
   const rate = createRateLimiter(clock);
   const log = (line: string): void => options.log?.(redact(line));
 
-  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ZoteroResponse<T>> {
+  async function request<T>(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<ZoteroResponse<T>> {
     const call = opts.call ?? newCall(budgetMs);
-    const relative = buildPath(path, opts.query);
+    const split = splitPath(path, opts.query);
+    const relative = buildPath(split.path, split.query);
     const desc: RequestDescription = { method, path: relative, origin, redact };
     const headers: Record<string, string> = { ...opts.headers, 'Zotero-API-Version': '3' };
     if (apiKey) headers['Zotero-API-Key'] = apiKey;
@@ -123,8 +169,10 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
       body = JSON.stringify(opts.body);
       headers['Content-Type'] = 'application/json';
     }
-    if (opts.ifModifiedSinceVersion !== undefined) headers['If-Modified-Since-Version'] = String(opts.ifModifiedSinceVersion);
-    if (opts.ifUnmodifiedSinceVersion !== undefined) headers['If-Unmodified-Since-Version'] = String(opts.ifUnmodifiedSinceVersion);
+    if (opts.ifModifiedSinceVersion !== undefined)
+      headers['If-Modified-Since-Version'] = String(opts.ifModifiedSinceVersion);
+    if (opts.ifUnmodifiedSinceVersion !== undefined)
+      headers['If-Unmodified-Since-Version'] = String(opts.ifUnmodifiedSinceVersion);
     if (opts.writeToken !== undefined) headers['Zotero-Write-Token'] = opts.writeToken;
     // Only a request whose repeat cannot do anything twice may be resent after a reset.
     const resendable = method === 'GET' || method === 'HEAD' || opts.writeToken !== undefined;
@@ -143,7 +191,12 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
       let response: Response;
       let text: string;
       try {
-        response = await fetchFn(root + relative, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        response = await fetchFn(root + relative, {
+          method,
+          headers,
+          body,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         text = await response.text();
       } catch (error) {
         release();
@@ -167,12 +220,18 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
       if (status === 429 || status === 503) {
         const retryAfter = parseRetryAfter(response.headers, clock.now());
         const wait = retryAfter ?? backoffDelayMs(rateRetries, random);
-        if (rateRetries >= MAX_RATE_RETRIES) throw rateLimitedError(desc, Math.max(1, Math.ceil(wait / 1000)), `HTTP ${status}`);
+        if (rateRetries >= MAX_RATE_RETRIES)
+          throw rateLimitedError(desc, Math.max(1, Math.ceil(wait / 1000)), `HTTP ${status}`);
         rateRetries++;
         const until = rate.now() + wait;
-        // Retry-After speaks for the server, not just this request: hold the others too.
-        if (retryAfter !== undefined) rate.pauseUntil(until);
-        await rate.waitUntil(call, until, (s) => rateLimitedError(desc, s, `HTTP ${status}`));
+        // While we wait out a Retry-After, hold this client's other requests too: they would
+        // only collect 429s. A call that gives up instead leaves no pause behind.
+        await rate.waitUntil(
+          call,
+          until,
+          (s) => rateLimitedError(desc, s, `HTTP ${status}`),
+          retryAfter === undefined ? undefined : () => rate.pauseUntil(until),
+        );
         continue;
       }
 
@@ -192,8 +251,14 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
         // The connection broke after the server took the first attempt: the token is spent.
         throw new ZoteusError(
           'conflict',
-          redact(`${method} ${relative} was resent after a connection reset and the server reports its write token already used: the first attempt was saved, but its answer was lost.`),
-          { status, retryable: false, hint: 'Do not resend: read the library (recently added objects) to find what was created.' },
+          redact(
+            `${method} ${relative} was resent after a connection reset and the server reports its write token already used: the first attempt was saved, but its answer was lost.`,
+          ),
+          {
+            status,
+            retryable: false,
+            hint: 'Do not resend: read the library (recently added objects) to find what was created.',
+          },
         );
       }
       throw httpError(desc, status, text, opts.field);

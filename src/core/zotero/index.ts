@@ -3,7 +3,13 @@ export { createZoteroClient, type ZoteroClient } from './client.js';
 export { BATCH_SIZE, chunk } from './batch.js';
 export { cacheKey, libraryOf, type CachedListing, type ListingCache } from './cache.js';
 export { reasonForCode } from './errors.js';
-export { DEFAULT_API_URL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_RETRY_BUDGET_MS, DEFAULT_TIMEOUT_MS, newWriteToken } from './http.js';
+export {
+  DEFAULT_API_URL,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_RETRY_BUDGET_MS,
+  DEFAULT_TIMEOUT_MS,
+  newWriteToken,
+} from './http.js';
 export { DEFAULT_MAX_OBJECTS, PAGE_LIMIT } from './paging.js';
 export type {
   CallContext,

@@ -38,10 +38,14 @@ interface Reading {
 
 function pageObjects(response: ZoteroResponse, path: string, redact: (s: string) => string): unknown[] {
   if (!Array.isArray(response.data)) {
-    throw new ZoteusError('api_error', redact(`The Zotero API answered GET ${path} with something other than a JSON list.`), {
-      status: response.status,
-      hint: 'Check ZOTERO_API_URL: it should point at a Zotero Web API v3 server.',
-    });
+    throw new ZoteusError(
+      'api_error',
+      redact(`The Zotero API answered GET ${path} with something other than a JSON list.`),
+      {
+        status: response.status,
+        hint: 'Check ZOTERO_API_URL: it should point at a Zotero Web API v3 server.',
+      },
+    );
   }
   return response.data as unknown[];
 }
@@ -54,7 +58,12 @@ function repeatsFirst(page: unknown[], first: unknown[], keyOf: (o: unknown) => 
   return page.every((o) => seen.has(keyOf(o)));
 }
 
-export async function listAll<T>(http: Http, cache: ListingCache, path: string, options: ListOptions = {}): Promise<ListResult<T>> {
+export async function listAll<T>(
+  http: Http,
+  cache: ListingCache,
+  path: string,
+  options: ListOptions = {},
+): Promise<ListResult<T>> {
   const call = options.call ?? http.newCall();
   const max = options.max ?? DEFAULT_MAX_OBJECTS;
   const keyOf = options.keyOf ?? defaultKeyOf;
@@ -72,7 +81,8 @@ export async function listAll<T>(http: Http, cache: ListingCache, path: string, 
     const first = await get(0, cached?.version);
     if (first.status === 304 && cached) {
       return {
-        objects: cached.objects as T[],
+        // A copy of the array: a caller sorting or filtering it must not reorder the cache.
+        objects: [...cached.objects] as T[],
         totalResults: cached.totalResults,
         read: cached.objects.length,
         complete: cached.complete,
@@ -94,7 +104,7 @@ export async function listAll<T>(http: Http, cache: ListingCache, path: string, 
     if (useCache && result.libraryVersion !== undefined && result.reason !== 'library_changed') {
       cache.set(path, options.query, {
         version: result.libraryVersion,
-        objects: result.objects,
+        objects: [...result.objects],
         totalResults: result.totalResults,
         complete: result.complete,
         ...(result.reason ? { reason: result.reason, message: result.message } : {}),
@@ -130,7 +140,11 @@ async function readRest(
     let read = step;
     let links = first.links;
     let lastSize = step;
-    while (read < max && lastSize > 0 && (links.next !== undefined || (Object.keys(links).length === 0 && lastSize >= PAGE_LIMIT))) {
+    while (
+      read < max &&
+      lastSize > 0 &&
+      (links.next !== undefined || (Object.keys(links).length === 0 && lastSize >= PAGE_LIMIT))
+    ) {
       const response = await get(read);
       const objects = pageObjects(response, path, redact);
       if (repeatsFirst(objects, firstObjects, keyOf)) {
@@ -211,7 +225,10 @@ function assemble<T>(reading: Reading, o: AssembleOptions): ListResult<T> {
     message = `The library changed while ${o.path} was being read (${o.attempts} attempts); objects may be missing or repeated.`;
   } else if (reading.ignoredStartAt !== undefined || duplicates > 0) {
     reason = 'ignored_start';
-    const at = reading.ignoredStartAt !== undefined ? ` (the page at start=${reading.ignoredStartAt} repeated the first page)` : '';
+    const at =
+      reading.ignoredStartAt !== undefined
+        ? ` (the page at start=${reading.ignoredStartAt} repeated the first page)`
+        : '';
     message = `The server ignored the start parameter of ${o.path}${at}; the listing stopped at ${objects.length} distinct objects of ${total} instead of looping or repeating them.`;
   } else if (total > o.max) {
     reason = 'cap';

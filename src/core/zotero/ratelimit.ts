@@ -23,7 +23,13 @@ export interface RateLimiter {
    * Sleeps until `until`, charging the call's budget. Overlapping waits of parallel requests of
    * one call are charged once. Throws `exceeded(seconds)` at once if the wait would overrun it.
    */
-  waitUntil(call: CallContext, until: number, exceeded: (retryAfterSeconds: number) => Error): Promise<void>;
+  waitUntil(
+    call: CallContext,
+    until: number,
+    exceeded: (retryAfterSeconds: number) => Error,
+    /** Runs once the wait is accepted, before sleeping. */
+    accepted?: () => void,
+  ): Promise<void>;
 }
 
 export function createRateLimiter(clock: Clock): RateLimiter {
@@ -38,7 +44,7 @@ export function createRateLimiter(clock: Clock): RateLimiter {
     pauseUntil(time) {
       paused = Math.max(paused, time);
     },
-    async waitUntil(call, until, exceeded) {
+    async waitUntil(call, until, exceeded, accepted) {
       const start = now();
       if (until <= start) return;
       const fresh = until - Math.max(start, call.countedUntil);
@@ -47,6 +53,7 @@ export function createRateLimiter(clock: Clock): RateLimiter {
       }
       if (fresh > 0) call.spentMs += fresh;
       call.countedUntil = Math.max(call.countedUntil, until);
+      accepted?.();
       await clock.sleep(until - start);
       floor = Math.max(floor, until);
     },

@@ -101,6 +101,7 @@ export interface ListOptions {
 }
 
 export interface ListResult<T = ZoteroObject> {
+  /** The objects are shared with the client's cache: read them, do not mutate them. */
   objects: T[];
   /** `Total-Results` of the listing (what the server holds, not what was read). */
   totalResults: number;

@@ -25,6 +25,11 @@ export interface CliCommand {
   summary?: string;
   /** Option names that differ from the field name (`parent_collection` -> `parent`). */
   flags?: Record<string, string>;
+  /**
+   * Options whose value is a path, or `-` for stdin, whose content fills the field:
+   * parsed as JSON (`--rows FILE|-`) or taken as text.
+   */
+  files?: Record<string, 'json' | 'text'>;
 }
 
 export interface ProgressEvent {

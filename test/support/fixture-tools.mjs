@@ -190,5 +190,21 @@ export function makeFixtureTools({ z, ZoteusError }) {
     },
   };
 
-  return [write, batch, slow, destroy, list, crash, secret, badOutput];
+  const sum = {
+    ...base,
+    name: 'fixture_sum',
+    title: 'Fixture sum',
+    summary: 'Sum the rows of a JSON file (fixture).',
+    description: 'Reads its rows from --rows FILE|-.',
+    tier: 'read',
+    openWorld: false,
+    cli: [{ path: ['fixture', 'sum'], files: { rows: 'json' } }],
+    input: z.object({ rows: z.array(z.object({ a: z.number() }).strict()).min(1).describe('Rows to add up.') }).strict(),
+    output: z.object({ sum: z.number() }),
+    async run(input) {
+      return { sum: input.rows.reduce((t, r) => t + r.a, 0) };
+    },
+  };
+
+  return [write, batch, slow, destroy, list, crash, secret, badOutput, sum];
 }

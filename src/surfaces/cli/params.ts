@@ -21,6 +21,8 @@ export interface Param {
   items?: ParamType;
   /** Positional that takes every remaining word. */
   variadic?: boolean;
+  /** The value is a path (or `-` for stdin) whose content fills the field. */
+  file?: 'json' | 'text';
 }
 
 interface JsonSchema {
@@ -84,6 +86,20 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
   }
   for (const [name, prop] of Object.entries(properties)) {
     if (hidden.has(name) || positional.includes(name)) continue;
+    const file = command.files?.[name];
+    if (file) {
+      params.push({
+        name,
+        kind: 'option',
+        type: 'string',
+        required: required.has(name),
+        flags: [`--${command.flags?.[name] ?? kebab(name)}`],
+        help: `Path to a ${file === 'json' ? 'JSON ' : ''}file, or - for stdin. ${prop.description ?? ''}`.trim(),
+        default: null,
+        file,
+      });
+      continue;
+    }
     const t = typeOf(prop);
     params.push({
       name,

@@ -15,6 +15,7 @@ import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
 import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
+import { resolveFileParams } from './files.js';
 import type { CliIO } from './io.js';
 import type { Writer } from './output.js';
 import { createProgressWriter } from './progress.js';
@@ -61,7 +62,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   const scope = command.path.join(' ');
   const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
 
-  const input = validateInput(tool, command, ctx.rawInput);
+  const input = validateInput(tool, command, await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin));
 
   if (mutating && config.readOnly && !controls.dry_run) {
     throw new ZoteusError('permission_denied', `\`zot ${scope}\` changes the library, and read-only mode is on.`, {

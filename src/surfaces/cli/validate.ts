@@ -6,6 +6,11 @@ import { kebab } from './params.js';
 
 function describeIssue(issue: z.core.$ZodIssue, command: CliCommand): { field: string | undefined; text: string } {
   const top = issue.path[0];
+  if (issue.code === 'unrecognized_keys' && typeof top === 'string') {
+    const label = command.args?.includes(top) ? top.toUpperCase() : `--${command.flags?.[top] ?? kebab(top)}`;
+    const where = issue.path.slice(1).map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+    return { field: top, text: `${label}${where}: unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` };
+  }
   if (issue.code === 'unrecognized_keys') {
     const names = issue.keys.map((k) => `--${command.flags?.[k] ?? kebab(k)}`).join(', ');
     return { field: issue.keys[0], text: `unknown argument ${names}` };
@@ -13,8 +18,11 @@ function describeIssue(issue: z.core.$ZodIssue, command: CliCommand): { field: s
   if (typeof top !== 'string') return { field: undefined, text: issue.message };
   const positional = command.args?.includes(top);
   const label = positional ? top.toUpperCase() : `--${command.flags?.[top] ?? kebab(top)}`;
-  const rest = issue.path.slice(1).map(String).join('.');
-  return { field: top, text: `${label}${rest ? `.${rest}` : ''}: ${issue.message}` };
+  const rest = issue.path
+    .slice(1)
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('');
+  return { field: top, text: `${label}${rest}: ${issue.message}` };
 }
 
 export function validateInput(tool: AnyTool, command: CliCommand, raw: Record<string, unknown>): Record<string, unknown> {

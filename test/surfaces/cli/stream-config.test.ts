@@ -123,3 +123,30 @@ describe('zot config', () => {
     expect((r.json().error as { message: string }).message).toContain("Profile 'ghost'");
   });
 });
+
+describe('options that read a file or stdin', () => {
+  it('reads JSON from a file, or from stdin with -', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const path = join(box.dir, 'rows.json');
+    writeFileSync(path, JSON.stringify([{ a: 1 }, { a: 2 }]));
+    const fromFile = await runZot(['fixture', 'sum', '--rows', path], { env: box.env, bin: FIXTURE_ZOT });
+    expect(fromFile.json().data).toEqual({ sum: 3 });
+    const fromStdin = await runZot(['fixture', 'sum', '--rows', '-'], { env: box.env, bin: FIXTURE_ZOT, stdin: '[{"a":5}]' });
+    expect(fromStdin.json().data).toEqual({ sum: 5 });
+  });
+
+  it('a missing file or invalid JSON is a validation_error naming the flag', async () => {
+    const missing = await runZot(['fixture', 'sum', '--rows', join(box.dir, 'nope.json')], { env: box.env, bin: FIXTURE_ZOT });
+    expect(missing.code).toBe(3);
+    expect(missing.json().error).toMatchObject({ code: 'validation_error', field: 'rows' });
+    const bad = await runZot(['fixture', 'sum', '--rows', '-'], { env: box.env, bin: FIXTURE_ZOT, stdin: '[{"a":' });
+    expect(bad.code).toBe(3);
+    expect((bad.json().error as { message: string }).message).toMatch(/^--rows: stdin is not valid JSON/);
+  });
+
+  it('content that breaks the schema names the field', async () => {
+    const r = await runZot(['fixture', 'sum', '--rows', '-'], { env: box.env, bin: FIXTURE_ZOT, stdin: '[{"a":1,"b":2}]' });
+    expect(r.code).toBe(3);
+    expect(r.json().error).toMatchObject({ code: 'validation_error', field: 'rows' });
+  });
+});

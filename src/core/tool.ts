@@ -65,6 +65,11 @@ export interface Deps {
   version: string;
   /** Lazily created, shared services (Zotero client, stores); created on first use. */
   services: ServiceRegistry;
+  /**
+   * On a shared deployment (HTTP with several callers), the one folder this caller may
+   * write files into; undefined locally, where any path the user can write works.
+   */
+  fileRoot?: string | undefined;
 }
 
 export interface ServiceRegistry {

@@ -14,6 +14,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { CLI_VERSION } = await import('../core/version.js');
   process.stdout.write(`${CLI_VERSION}\n`);
 } else {
-  const [{ runCli }, { tools }] = await Promise.all([import('../surfaces/cli/main.js'), import('../tools/index.js')]);
+  const [{ runCli }, { tools }] = await Promise.all([
+    import('../surfaces/cli/main.js'),
+    import('../tools/index.js'),
+  ]);
   process.exitCode = await runCli({ argv, env: process.env, io: process, tools });
 }

@@ -6,7 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZoteusError } from './errors.js';
-import { defaultZoteroDataDir, platformCacheDir, platformConfigDir, platformDataDir, type Env } from './paths.js';
+import {
+  defaultZoteroDataDir,
+  platformCacheDir,
+  platformConfigDir,
+  platformDataDir,
+  type Env,
+} from './paths.js';
 
 export type LibraryType = 'user' | 'group';
 export type Source = 'env' | 'profile' | 'default';
@@ -53,24 +59,54 @@ export interface ConfigFile {
 
 /** Every variable Zoteus reads, with its default as documented in the README. */
 export const ENV_VARS = [
-  { name: 'ZOTERO_API_KEY', alias: 'ZOT_API_KEY', default: '(none)', help: 'Zotero Web API key; needed for cloud writes.' },
-  { name: 'ZOTERO_LIBRARY_ID', alias: 'ZOT_LIBRARY_ID', default: "(the key's own user library)", help: 'Default library id.' },
+  {
+    name: 'ZOTERO_API_KEY',
+    alias: 'ZOT_API_KEY',
+    default: '(none)',
+    help: 'Zotero Web API key; needed for cloud writes.',
+  },
+  {
+    name: 'ZOTERO_LIBRARY_ID',
+    alias: 'ZOT_LIBRARY_ID',
+    default: "(the key's own user library)",
+    help: 'Default library id.',
+  },
   { name: 'ZOTERO_LIBRARY_TYPE', default: 'user', help: 'Type of ZOTERO_LIBRARY_ID: user or group.' },
-  { name: 'ZOTERO_API_URL', default: 'https://api.zotero.org', help: 'Web API base URL (any compatible server).' },
+  {
+    name: 'ZOTERO_API_URL',
+    default: 'https://api.zotero.org',
+    help: 'Web API base URL (any compatible server).',
+  },
   { name: 'ZOTERO_DATA_DIR', default: '~/Zotero', help: "The Zotero desktop app's data directory." },
-  { name: 'ZOT_FORMAT', default: '(json when stdout is not a TTY, else table)', help: 'CLI output format: json or table.' },
+  {
+    name: 'ZOT_FORMAT',
+    default: '(json when stdout is not a TTY, else table)',
+    help: 'CLI output format: json or table.',
+  },
   { name: 'ZOT_PROFILE', default: 'default', help: 'Profile of the config file to use.' },
   { name: 'ZOT_CONFIG_DIR', default: '(platform config dir)/zoteus', help: 'Where config.json lives.' },
   { name: 'ZOT_CACHE_DIR', default: '(platform cache dir)/zoteus', help: 'Idempotency store and caches.' },
-  { name: 'ZOTEUS_DATA_DIR', default: '(platform data dir)/zoteus', help: "Zoteus' own data (indexes, saved files on a shared deployment)." },
+  {
+    name: 'ZOTEUS_DATA_DIR',
+    default: '(platform data dir)/zoteus',
+    help: "Zoteus' own data (indexes, saved files on a shared deployment).",
+  },
   { name: 'ZOTEUS_LOCAL', default: 'auto', help: 'Use the desktop app data: auto, on or off.' },
   { name: 'ZOTEUS_READ_ONLY', default: 'false', help: 'Expose and accept only read tools.' },
-  { name: 'ZOTEUS_CONFIRM_BULK_WRITES', default: '0 (off)', help: 'Removing more than N items at once needs confirm: true.' },
+  {
+    name: 'ZOTEUS_CONFIRM_BULK_WRITES',
+    default: '0 (off)',
+    help: 'Removing more than N items at once needs confirm: true.',
+  },
   { name: 'ZOTEUS_ALLOW_DELETE', default: 'false', help: 'Allow permanent item deletion.' },
   { name: 'ZOTEUS_INDEX_FULLTEXT', default: 'false', help: 'Index full text in the local search index.' },
   { name: 'ZOTEUS_EMBEDDINGS', default: 'off', help: 'Vector ranking: off, openai or ollama.' },
   { name: 'ZOTEUS_MAX_COLLECTIONS', default: '100000', help: 'Cap on the collections one listing reads.' },
-  { name: 'ZOTEUS_RETRY_BUDGET_MS', default: '60000', help: 'Total time one call may spend waiting out rate limits.' },
+  {
+    name: 'ZOTEUS_RETRY_BUDGET_MS',
+    default: '60000',
+    help: 'Total time one call may spend waiting out rate limits.',
+  },
   { name: 'ZOTEUS_TIMEOUT_MS', default: '30000', help: 'Timeout of one HTTP request.' },
   { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
 ] as const;
@@ -98,7 +134,12 @@ function parseInt10(name: string, value: string | undefined, fallback: number, m
   return n;
 }
 
-function parseChoice<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+function parseChoice<T extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined || value === '') return fallback;
   const v = value.trim().toLowerCase();
   if ((choices as readonly string[]).includes(v)) return v as T;
@@ -113,7 +154,8 @@ export function parseApiUrl(name: string, value: string): string {
     throw invalid(name, value, 'an http(s) URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(name, value, 'an http(s) URL');
-  if (url.username || url.password) throw invalid(name, '(URL with credentials)', 'a URL without credentials');
+  if (url.username || url.password)
+    throw invalid(name, '(URL with credentials)', 'a URL without credentials');
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -137,9 +179,13 @@ export function readConfigFile(path: string): ConfigFile {
     }
     return { default_profile: parsed.default_profile, profiles: parsed.profiles ?? {} };
   } catch (error) {
-    throw new ZoteusError('validation_error', `The config file ${path} is not valid (${(error as Error).message}).`, {
-      hint: 'Fix it by hand or run `zot config init` again.',
-    });
+    throw new ZoteusError(
+      'validation_error',
+      `The config file ${path} is not valid (${(error as Error).message}).`,
+      {
+        hint: 'Fix it by hand or run `zot config init` again.',
+      },
+    );
   }
 }
 
@@ -189,12 +235,17 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
   const apiKey = pick('apiKey', ['ZOTERO_API_KEY', 'ZOT_API_KEY'], profile.api_key)?.trim();
   if (apiKey !== undefined && !/^[A-Za-z0-9]{8,}$/.test(apiKey)) {
     // Never echo the value: it is a secret even when malformed.
-    throw new ZoteusError('validation_error', 'ZOTERO_API_KEY is malformed (expected letters and digits only).', {
-      field: 'ZOTERO_API_KEY',
-    });
+    throw new ZoteusError(
+      'validation_error',
+      'ZOTERO_API_KEY is malformed (expected letters and digits only).',
+      {
+        field: 'ZOTERO_API_KEY',
+      },
+    );
   }
   const libraryIdText = pick('libraryId', ['ZOTERO_LIBRARY_ID', 'ZOT_LIBRARY_ID'], profile.library_id);
-  const libraryId = libraryIdText === undefined ? undefined : parseInt10('ZOTERO_LIBRARY_ID', libraryIdText, 0, 1);
+  const libraryId =
+    libraryIdText === undefined ? undefined : parseInt10('ZOTERO_LIBRARY_ID', libraryIdText, 0, 1);
   const libraryType = parseChoice(
     'ZOTERO_LIBRARY_TYPE',
     pick('libraryType', ['ZOTERO_LIBRARY_TYPE'], profile.library_type),
@@ -205,9 +256,12 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     'ZOTERO_API_URL',
     pick('apiUrl', ['ZOTERO_API_URL'], profile.api_url) ?? 'https://api.zotero.org',
   );
-  const zoteroDataDir = pick('zoteroDataDir', ['ZOTERO_DATA_DIR'], profile.zotero_data_dir) ?? defaultZoteroDataDir(env);
+  const zoteroDataDir =
+    pick('zoteroDataDir', ['ZOTERO_DATA_DIR'], profile.zotero_data_dir) ?? defaultZoteroDataDir(env);
   const dataDir = pick('dataDir', ['ZOTEUS_DATA_DIR'], profile.data_dir) ?? platformDataDir(env);
-  const format = env.ZOT_FORMAT ? parseChoice('ZOT_FORMAT', env.ZOT_FORMAT, ['json', 'table'] as const, 'json') : undefined;
+  const format = env.ZOT_FORMAT
+    ? parseChoice('ZOT_FORMAT', env.ZOT_FORMAT, ['json', 'table'] as const, 'json')
+    : undefined;
 
   return {
     apiKey,
@@ -222,7 +276,12 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     zoteroDataDir,
     local: parseChoice('ZOTEUS_LOCAL', env.ZOTEUS_LOCAL, ['auto', 'on', 'off'] as const, 'auto'),
     indexFulltext: parseBool('ZOTEUS_INDEX_FULLTEXT', env.ZOTEUS_INDEX_FULLTEXT, false),
-    embeddings: parseChoice('ZOTEUS_EMBEDDINGS', env.ZOTEUS_EMBEDDINGS, ['off', 'openai', 'ollama'] as const, 'off'),
+    embeddings: parseChoice(
+      'ZOTEUS_EMBEDDINGS',
+      env.ZOTEUS_EMBEDDINGS,
+      ['off', 'openai', 'ollama'] as const,
+      'off',
+    ),
     readOnly: parseBool('ZOTEUS_READ_ONLY', env.ZOTEUS_READ_ONLY, false),
     confirmBulkWrites: parseInt10('ZOTEUS_CONFIRM_BULK_WRITES', env.ZOTEUS_CONFIRM_BULK_WRITES, 0, 0),
     allowDelete: parseBool('ZOTEUS_ALLOW_DELETE', env.ZOTEUS_ALLOW_DELETE, false),

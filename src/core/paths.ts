@@ -15,7 +15,8 @@ function home(env: Env): string {
 
 export function platformCacheDir(env: Env, platform: NodeJS.Platform = process.platform): string {
   if (platform === 'darwin') return join(home(env), 'Library', 'Caches', APP);
-  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home(env), 'AppData', 'Local'), APP, 'Cache');
+  if (platform === 'win32')
+    return join(env.LOCALAPPDATA || join(home(env), 'AppData', 'Local'), APP, 'Cache');
   return join(env.XDG_CACHE_HOME || join(home(env), '.cache'), APP);
 }
 

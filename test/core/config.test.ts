@@ -50,7 +50,9 @@ describe('loadConfig', () => {
     ['ZOTERO_API_URL', 'ftp://example'],
     ['ZOT_FORMAT', 'xml'],
   ])('%s=%s is a startup error naming the variable', (name, value) => {
-    expect(() => loadConfig({ ...env, [name]: value })).toThrow(expect.objectContaining({ code: 'validation_error', field: name }));
+    expect(() => loadConfig({ ...env, [name]: value })).toThrow(
+      expect.objectContaining({ code: 'validation_error', field: name }),
+    );
   });
 
   it('takes the aliases ZOT_API_KEY and ZOT_LIBRARY_ID', () => {
@@ -69,7 +71,12 @@ describe('loadConfig', () => {
     });
     expect(loadConfig(env).libraryId).toBe(1);
     const lab = loadConfig({ ...env, ZOT_PROFILE: 'lab' });
-    expect(lab).toMatchObject({ libraryId: 2, libraryType: 'group', apiUrl: 'http://127.0.0.1:9', profile: 'lab' });
+    expect(lab).toMatchObject({
+      libraryId: 2,
+      libraryType: 'group',
+      apiUrl: 'http://127.0.0.1:9',
+      profile: 'lab',
+    });
     expect(loadConfig({ ...env, ZOT_PROFILE: 'lab' }, { profile: 'home' }).libraryId).toBe(1);
     const overridden = loadConfig({ ...env, ZOTERO_LIBRARY_ID: '7' });
     expect(overridden.libraryId).toBe(7);

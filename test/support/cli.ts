@@ -78,7 +78,8 @@ export function runZot(args: string[], options: RunOptions = {}): Promise<RunRes
         lines,
         json: () => {
           const all = lines();
-          if (all.length !== 1) throw new Error(`expected one JSON line on stdout, got ${all.length}: ${stdout}`);
+          if (all.length !== 1)
+            throw new Error(`expected one JSON line on stdout, got ${all.length}: ${stdout}`);
           return all[0] as Record<string, unknown>;
         },
       });

@@ -32,7 +32,9 @@ export function makeFixtureTools({ z, ZoteusError }) {
     summarize: (out) => `Wrote ${out.written}.`,
     async run(input, deps) {
       record(deps, 'writes.log', input.text);
-      const count = readFileSync(join(dir(deps), 'writes.log'), 'utf8').trim().split('\n').length;
+      const count = readFileSync(join(dir(deps), 'writes.log'), 'utf8')
+        .trim()
+        .split('\n').length;
       return { written: input.text, count };
     },
   };
@@ -48,11 +50,20 @@ export function makeFixtureTools({ z, ZoteusError }) {
     input: z.object({ entries: z.array(z.string()).min(1).describe('Entries.') }).strict(),
     output: z.object({
       succeeded: z.array(z.object({ entry: z.string(), key: z.string() })),
-      failed: z.array(z.object({ entry: z.string(), error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }) })),
+      failed: z.array(
+        z.object({
+          entry: z.string(),
+          error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }),
+        }),
+      ),
     }),
     retryFailed: {
-      input: (input, previous) => (previous.failed.length ? { ...input, entries: previous.failed.map((f) => f.entry) } : null),
-      merge: (previous, retry) => ({ succeeded: [...previous.succeeded, ...retry.succeeded], failed: retry.failed }),
+      input: (input, previous) =>
+        previous.failed.length ? { ...input, entries: previous.failed.map((f) => f.entry) } : null,
+      merge: (previous, retry) => ({
+        succeeded: [...previous.succeeded, ...retry.succeeded],
+        failed: retry.failed,
+      }),
     },
     plan: (input) => ({ entries: input.entries.length }),
     async run(input, deps) {
@@ -63,12 +74,26 @@ export function makeFixtureTools({ z, ZoteusError }) {
       for (const entry of input.entries) {
         record(deps, 'attempts.log', entry);
         if (entry.startsWith('bad') && !healed) {
-          failed.push({ entry, error: { code: 'network_error', message: `Could not reach the resolver for ${entry}.`, retryable: true } });
+          failed.push({
+            entry,
+            error: {
+              code: 'network_error',
+              message: `Could not reach the resolver for ${entry}.`,
+              retryable: true,
+            },
+          });
         } else {
           succeeded.push({ entry, key: `K${String(succeeded.length).padStart(7, '2')}` });
         }
       }
-      deps.progress({ event: 'complete', phase: 'batch_add', done: input.entries.length, total: input.entries.length, succeeded: succeeded.length, failed: failed.length });
+      deps.progress({
+        event: 'complete',
+        phase: 'batch_add',
+        done: input.entries.length,
+        total: input.entries.length,
+        succeeded: succeeded.length,
+        failed: failed.length,
+      });
       return { succeeded, failed };
     },
   };
@@ -98,7 +123,14 @@ export function makeFixtureTools({ z, ZoteusError }) {
     description: 'A destructive command.',
     tier: 'destructive',
     cli: [{ path: ['fixture', 'destroy'], args: ['key'] }],
-    input: z.object({ key: z.string().regex(/^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/, 'key must be a Zotero key').describe('Key.') }).strict(),
+    input: z
+      .object({
+        key: z
+          .string()
+          .regex(/^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/, 'key must be a Zotero key')
+          .describe('Key.'),
+      })
+      .strict(),
     output: z.object({ deleted: z.string() }),
     async run(input, deps) {
       record(deps, 'destroyed.log', input.key);
@@ -138,7 +170,11 @@ export function makeFixtureTools({ z, ZoteusError }) {
       }));
       deps.progress({ event: 'start', phase: 'list', done: 0, total: all.length });
       deps.progress({ event: 'complete', phase: 'list', done: all.length, total: all.length });
-      return { rows: all.slice(input.start, input.start + input.limit), totalResults: all.length, start: input.start };
+      return {
+        rows: all.slice(input.start, input.start + input.limit),
+        totalResults: all.length,
+        start: input.start,
+      };
     },
   };
 
@@ -169,9 +205,13 @@ export function makeFixtureTools({ z, ZoteusError }) {
     output: z.object({}),
     async run(_input, deps) {
       deps.log.warn(`debug: using key ${deps.config.apiKey}`);
-      throw new ZoteusError('api_error', `Upstream refused key ${deps.config.apiKey} (Zotero-API-Key: ${deps.config.apiKey})`, {
-        hint: `check ${deps.config.apiKey}`,
-      });
+      throw new ZoteusError(
+        'api_error',
+        `Upstream refused key ${deps.config.apiKey} (Zotero-API-Key: ${deps.config.apiKey})`,
+        {
+          hint: `check ${deps.config.apiKey}`,
+        },
+      );
     },
   };
 
@@ -199,7 +239,14 @@ export function makeFixtureTools({ z, ZoteusError }) {
     tier: 'read',
     openWorld: false,
     cli: [{ path: ['fixture', 'sum'], files: { rows: 'json' } }],
-    input: z.object({ rows: z.array(z.object({ a: z.number() }).strict()).min(1).describe('Rows to add up.') }).strict(),
+    input: z
+      .object({
+        rows: z
+          .array(z.object({ a: z.number() }).strict())
+          .min(1)
+          .describe('Rows to add up.'),
+      })
+      .strict(),
     output: z.object({ sum: z.number() }),
     async run(input) {
       return { sum: input.rows.reduce((t, r) => t + r.a, 0) };

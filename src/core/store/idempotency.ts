@@ -26,13 +26,16 @@ export interface StoredResult {
 }
 
 export type BeginResult =
-  | { kind: 'fresh' }
-  | { kind: 'replay'; result: StoredResult }
-  | { kind: 'partial'; result: StoredResult };
+  { kind: 'fresh' } | { kind: 'replay'; result: StoredResult } | { kind: 'partial'; result: StoredResult };
 
 export interface IdempotencyStore {
   /** Claims (scope, key) for this process, or returns the stored result to replay. */
-  begin(scope: string, key: string, argsHash: string, options?: { waitMs?: number; pollMs?: number }): Promise<BeginResult>;
+  begin(
+    scope: string,
+    key: string,
+    argsHash: string,
+    options?: { waitMs?: number; pollMs?: number },
+  ): Promise<BeginResult>;
   complete(scope: string, key: string, result: StoredResult): void;
   /** Releases a claim after a failure, so a retry does the work. */
   abandon(scope: string, key: string): void;
@@ -73,7 +76,10 @@ function defaultIsAlive(pid: number): boolean {
   }
 }
 
-export async function openIdempotencyStore(path: string, options: OpenOptions = {}): Promise<IdempotencyStore> {
+export async function openIdempotencyStore(
+  path: string,
+  options: OpenOptions = {},
+): Promise<IdempotencyStore> {
   const { default: Database } = (await import('better-sqlite3')) as { default: typeof BetterSqlite3 };
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { timeout: 10_000 });
@@ -143,12 +149,15 @@ export async function openIdempotencyStore(path: string, options: OpenOptions = 
       }
       return { done: { kind: 'replay', result: toResult(row) } };
     }
-    const ownerGone = (row.owner_host === host && !isAlive(row.owner_pid)) || row.updated_at < t - STALE_PENDING_MS;
+    const ownerGone =
+      (row.owner_host === host && !isAlive(row.owner_pid)) || row.updated_at < t - STALE_PENDING_MS;
     if (ownerGone) {
       // A claim left by a process that died: take it over. A partial result it was
       // retrying is still there to merge into.
       reclaim.run(pid, host, t, scope, key);
-      return row.stdout !== null ? { done: { kind: 'partial', result: toResult(row) } } : { done: { kind: 'fresh' } };
+      return row.stdout !== null
+        ? { done: { kind: 'partial', result: toResult(row) } }
+        : { done: { kind: 'fresh' } };
     }
     return { wait: true };
   });
@@ -165,7 +174,11 @@ export async function openIdempotencyStore(path: string, options: OpenOptions = 
           throw new ZoteusError(
             'conflict',
             `Another process is still running the request with idempotency key '${key}'.`,
-            { retryable: true, field: 'idempotency_key', hint: 'Retry with the same key once it has finished.' },
+            {
+              retryable: true,
+              field: 'idempotency_key',
+              hint: 'Retry with the same key once it has finished.',
+            },
           );
         }
         await sleep(pollMs);
@@ -188,8 +201,12 @@ export async function openIdempotencyStore(path: string, options: OpenOptions = 
     },
     abandon(scope, key) {
       // A partial result being retried stays (as done/partial); a fresh claim goes.
-      db.prepare(`DELETE FROM idempotency WHERE scope = ? AND key = ? AND status = 'pending' AND stdout IS NULL`).run(scope, key);
-      db.prepare(`UPDATE idempotency SET status = 'done' WHERE scope = ? AND key = ? AND status = 'pending'`).run(scope, key);
+      db.prepare(
+        `DELETE FROM idempotency WHERE scope = ? AND key = ? AND status = 'pending' AND stdout IS NULL`,
+      ).run(scope, key);
+      db.prepare(
+        `UPDATE idempotency SET status = 'done' WHERE scope = ? AND key = ? AND status = 'pending'`,
+      ).run(scope, key);
     },
     close() {
       db.close();

@@ -19,7 +19,17 @@ export interface Controls {
   stream: boolean;
 }
 
-const CONTROL_NAMES = new Set(['json', 'profile', 'help', 'version', 'dry_run', 'idempotency_key', 'yes', 'no_interaction', 'stream']);
+const CONTROL_NAMES = new Set([
+  'json',
+  'profile',
+  'help',
+  'version',
+  'dry_run',
+  'idempotency_key',
+  'yes',
+  'no_interaction',
+  'stream',
+]);
 
 export interface Parsed {
   node: CommandNode;
@@ -42,7 +52,10 @@ function optionName(param: Param): string {
 }
 
 /** Splits the command path off argv; global flags may stand before it. */
-function splitPath(root: CommandNode, argv: readonly string[]): { node: CommandNode; rest: string[]; unknownWord?: string } {
+function splitPath(
+  root: CommandNode,
+  argv: readonly string[],
+): { node: CommandNode; rest: string[]; unknownWord?: string } {
   let node = root;
   const rest: string[] = [];
   let descending = true;
@@ -140,7 +153,8 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
     help: values.help === true,
     version: values.version === true,
     dry_run: values['dry-run'] === true,
-    idempotency_key: typeof values['idempotency-key'] === 'string' ? (values['idempotency-key'] as string) : undefined,
+    idempotency_key:
+      typeof values['idempotency-key'] === 'string' ? (values['idempotency-key'] as string) : undefined,
     yes: values.yes === true,
     no_interaction: values['no-interaction'] === true,
     stream: values.stream === true,

@@ -23,7 +23,10 @@ export async function resolveFileParams(
     const flag = p.flags?.[0] ?? p.name;
     let text: string;
     if (value === '-') {
-      if (stdinUsed) throw new ZoteusError('validation_error', `Only one option can read stdin (${flag} -).`, { field: p.name });
+      if (stdinUsed)
+        throw new ZoteusError('validation_error', `Only one option can read stdin (${flag} -).`, {
+          field: p.name,
+        });
       stdinUsed = true;
       text = await readAll(stdin);
     } else {
@@ -43,9 +46,13 @@ export async function resolveFileParams(
     try {
       out[p.name] = JSON.parse(text) as unknown;
     } catch (error) {
-      throw new ZoteusError('validation_error', `${flag}: ${value === '-' ? 'stdin' : value} is not valid JSON (${(error as Error).message}).`, {
-        field: p.name,
-      });
+      throw new ZoteusError(
+        'validation_error',
+        `${flag}: ${value === '-' ? 'stdin' : value} is not valid JSON (${(error as Error).message}).`,
+        {
+          field: p.name,
+        },
+      );
     }
   }
   return out;

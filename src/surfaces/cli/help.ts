@@ -24,12 +24,20 @@ function paramLines(params: Param[]): string[] {
       p.kind === 'argument'
         ? `  ${p.name.toUpperCase()}${p.variadic ? '...' : ''}`
         : `  ${(p.flags ?? []).join(', ')}${p.type === 'boolean' ? '' : ` <${p.type === 'enum' ? (p.choices ?? []).join('|') : p.type === 'array' ? (p.items ?? 'value') : p.type}>`}`;
-    const def = p.default !== null && p.default !== undefined && p.default !== false ? ` (default: ${JSON.stringify(p.default)})` : '';
+    const def =
+      p.default !== null && p.default !== undefined && p.default !== false
+        ? ` (default: ${JSON.stringify(p.default)})`
+        : '';
     const repeat = p.kind === 'option' && p.type === 'array' ? ' (repeatable)' : '';
-    return [left, `${firstSentence(p.help)}${repeat}${def}${p.required && p.kind === 'option' ? ' (required)' : ''}`] as const;
+    return [
+      left,
+      `${firstSentence(p.help)}${repeat}${def}${p.required && p.kind === 'option' ? ' (required)' : ''}`,
+    ] as const;
   });
   const width = Math.min(34, Math.max(0, ...rows.map(([l]) => l.length)));
-  return rows.map(([l, r]) => (l.length > width ? `${l}\n${' '.repeat(width + 2)}${r}` : `${l.padEnd(width)}  ${r}`));
+  return rows.map(([l, r]) =>
+    l.length > width ? `${l}\n${' '.repeat(width + 2)}${r}` : `${l.padEnd(width)}  ${r}`,
+  );
 }
 
 function firstSentence(text: string): string {
@@ -63,7 +71,10 @@ export function rootHelp(root: CommandNode, version: string): string {
     for (const n of group) lines.push(`  ${n.path.join(' ').padEnd(width)}  ${n.summary}`);
   }
   lines.push('', 'Global options:', ...paramLines(GLOBAL_FLAGS));
-  lines.push('', 'Exit codes: 0 ok, 1 runtime, 2 auth, 3 validation/confirmation, 4 not found, 5 network/rate limit, 6 conflict, 7 partial.');
+  lines.push(
+    '',
+    'Exit codes: 0 ok, 1 runtime, 2 auth, 3 validation/confirmation, 4 not found, 5 network/rate limit, 6 conflict, 7 partial.',
+  );
   return `${lines.join('\n')}\n`;
 }
 

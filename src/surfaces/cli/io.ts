@@ -20,7 +20,10 @@ export function chooseFormat(json: boolean, envFormat: string | undefined, stdou
   return stdoutIsTTY ? 'table' : 'json';
 }
 
-export function useColour(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): boolean {
+export function useColour(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
   return Boolean(stream.isTTY) && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
 }
 

@@ -76,6 +76,7 @@ async function dispatch(
 
   if (target.kind === 'tool') {
     return runToolCommand({
+      root,
       node,
       tool: target.tool,
       command: target.command,
@@ -115,10 +116,26 @@ async function dispatch(
     }
     case 'config init': {
       if (controls.dry_run) {
-        writer.envelope(dryRunEnvelope({ command: 'config init', file: config.configFile, profile: controls.profile ?? config.profile ?? 'default' }, m()));
+        writer.envelope(
+          dryRunEnvelope(
+            {
+              command: 'config init',
+              file: config.configFile,
+              profile: controls.profile ?? config.profile ?? 'default',
+            },
+            m(),
+          ),
+        );
         return 0;
       }
-      return succeed(await initConfig(options.io, config.configFile, controls.profile ?? config.profile ?? 'default', controls.no_interaction));
+      return succeed(
+        await initConfig(
+          options.io,
+          config.configFile,
+          controls.profile ?? config.profile ?? 'default',
+          controls.no_interaction,
+        ),
+      );
     }
     case 'mcp': {
       const { runMcp } = await import('../mcp/run.js');

@@ -38,7 +38,10 @@ interface JsonSchema {
 }
 
 export function kebab(name: string): string {
-  return name.replace(/_/g, '-').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  return name
+    .replace(/_/g, '-')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
 }
 
 function typeOf(schema: JsonSchema): { type: ParamType; choices?: string[]; items?: ParamType } {
@@ -48,12 +51,15 @@ function typeOf(schema: JsonSchema): { type: ParamType; choices?: string[]; item
   const t = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (t.length === 1) {
     const only = t[0];
-    if (only === 'string' || only === 'integer' || only === 'number' || only === 'boolean') return { type: only };
-    if (only === 'array') return { type: 'array', items: schema.items ? typeOf(schema.items).type : 'string' };
+    if (only === 'string' || only === 'integer' || only === 'number' || only === 'boolean')
+      return { type: only };
+    if (only === 'array')
+      return { type: 'array', items: schema.items ? typeOf(schema.items).type : 'string' };
   }
   // Unions (`string | number`) and objects are taken as text: a string is the widest form
   // a shell can pass; zod decides afterwards whether it fits.
-  if (t.length > 1 && t.every((x) => x === 'string' || x === 'number' || x === 'integer')) return { type: 'string' };
+  if (t.length > 1 && t.every((x) => x === 'string' || x === 'number' || x === 'integer'))
+    return { type: 'string' };
   return { type: 'json' };
 }
 
@@ -78,7 +84,9 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
       name,
       kind: 'argument',
       ...t,
-      required: required.has(name) || (command.preset === undefined ? false : isRequiredForCommand(tool, command, name)),
+      required:
+        required.has(name) ||
+        (command.preset === undefined ? false : isRequiredForCommand(tool, command, name)),
       help: prop.description ?? '',
       default: prop.default ?? null,
       ...(t.type === 'array' && index === positional.length - 1 ? { variadic: true } : {}),

@@ -47,7 +47,11 @@ export function createPrompter(io: CliIO): Prompter {
       } else rl.setPrompt(question);
       muted = secret;
       rl.prompt();
-      const line = queued.length ? (queued.shift() as string) : closed ? '' : await new Promise<string>((r) => waiting.push(r));
+      const line = queued.length
+        ? (queued.shift() as string)
+        : closed
+          ? ''
+          : await new Promise<string>((r) => waiting.push(r));
       muted = false;
       if (secret) io.stderr.write('\n');
       return line;

@@ -20,10 +20,12 @@ import type { CliIO } from './io.js';
 import type { Writer } from './output.js';
 import { createProgressWriter } from './progress.js';
 import { canAsk, confirm } from './prompt.js';
+import { checkSuggestion } from './suggestions.js';
 import type { CommandNode } from './tree.js';
 import { validateInput } from './validate.js';
 
 export interface ToolRunContext {
+  root: CommandNode;
   node: CommandNode;
   tool: AnyTool;
   command: CliCommand;
@@ -62,19 +64,31 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   const scope = command.path.join(' ');
   const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
 
-  const input = validateInput(tool, command, await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin));
+  const input = validateInput(
+    tool,
+    command,
+    await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin),
+  );
 
   if (mutating && config.readOnly && !controls.dry_run) {
-    throw new ZoteusError('permission_denied', `\`zot ${scope}\` changes the library, and read-only mode is on.`, {
-      hint: 'Unset ZOTEUS_READ_ONLY to allow writes, or use --dry-run to see the planned change.',
-    });
+    throw new ZoteusError(
+      'permission_denied',
+      `\`zot ${scope}\` changes the library, and read-only mode is on.`,
+      {
+        hint: 'Unset ZOTEUS_READ_ONLY to allow writes, or use --dry-run to see the planned change.',
+      },
+    );
   }
 
   if (controls.dry_run) {
     if (!mutating) {
-      throw new ZoteusError('validation_error', `\`zot ${scope}\` only reads; --dry-run applies to commands that change something.`, {
-        field: 'dry_run',
-      });
+      throw new ZoteusError(
+        'validation_error',
+        `\`zot ${scope}\` only reads; --dry-run applies to commands that change something.`,
+        {
+          field: 'dry_run',
+        },
+      );
     }
     const would: Record<string, unknown> = { command: scope };
     if (hasLibraryParams(tool)) would.library = resolveLibrary(input as LibraryArgs, config);
@@ -91,9 +105,13 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
 
   if (tier === 'destructive' && !controls.yes) {
     if (!canAsk(ctx.io, controls.no_interaction)) {
-      throw new ZoteusError('confirmation_required', `\`zot ${scope}\` is destructive and needs confirmation.`, {
-        hint: 'Pass --yes to confirm, or --dry-run to see what it would do.',
-      });
+      throw new ZoteusError(
+        'confirmation_required',
+        `\`zot ${scope}\` is destructive and needs confirmation.`,
+        {
+          hint: 'Pass --yes to confirm, or --dry-run to see what it would do.',
+        },
+      );
     }
     if (!(await confirm(ctx.io, `zot ${scope}: this is destructive. Proceed?`))) {
       throw new ZoteusError('confirmation_required', 'Not confirmed: nothing was changed.', {
@@ -107,13 +125,19 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   let runInput = input;
   const idemKey = mutating ? controls.idempotency_key : undefined;
   if (controls.idempotency_key !== undefined && !mutating) {
-    throw new ZoteusError('validation_error', `\`zot ${scope}\` only reads; --idempotency-key applies to commands that change something.`, {
-      field: 'idempotency_key',
-    });
+    throw new ZoteusError(
+      'validation_error',
+      `\`zot ${scope}\` only reads; --idempotency-key applies to commands that change something.`,
+      {
+        field: 'idempotency_key',
+      },
+    );
   }
   if (idemKey !== undefined) {
     if (idemKey.length === 0 || idemKey.length > 200) {
-      throw new ZoteusError('validation_error', '--idempotency-key must be 1 to 200 characters.', { field: 'idempotency_key' });
+      throw new ZoteusError('validation_error', '--idempotency-key must be 1 to 200 characters.', {
+        field: 'idempotency_key',
+      });
     }
     const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
     store = await openIdempotencyStore(join(config.cacheDir, 'idempotency.db'));
@@ -127,7 +151,8 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
       return begun.result.exitCode;
     }
     if (begun.kind === 'partial') {
-      const retry = tool.retryFailed?.input(begun.result.input as never, begun.result.output as never) ?? null;
+      const retry =
+        tool.retryFailed?.input(begun.result.input as never, begun.result.output as never) ?? null;
       if (retry === null) {
         store.abandon(scope, idemKey);
         store.close();
@@ -140,11 +165,16 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   }
 
   try {
-    const needsKey = typeof tool.needsKey === 'function' ? tool.needsKey(runInput as never) : (tool.needsKey ?? false);
+    const needsKey =
+      typeof tool.needsKey === 'function' ? tool.needsKey(runInput as never) : (tool.needsKey ?? false);
     if (needsKey && config.apiKey === undefined) {
-      throw new ZoteusError('auth_missing', `\`zot ${scope}\` needs a Zotero API key, and none is configured.`, {
-        hint: 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile).',
-      });
+      throw new ZoteusError(
+        'auth_missing',
+        `\`zot ${scope}\` needs a Zotero API key, and none is configured.`,
+        {
+          hint: 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile).',
+        },
+      );
     }
 
     const tableMode = writer.format === 'table';
@@ -171,9 +201,13 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     }
     const checked = tool.output.safeParse(output);
     if (!checked.success) {
-      throw new ZoteusError('internal_error', `${tool.name} produced output that does not match its schema.`, {
-        hint: 'This is a bug in Zoteus; please report it.',
-      });
+      throw new ZoteusError(
+        'internal_error',
+        `${tool.name} produced output that does not match its schema.`,
+        {
+          hint: 'This is a bug in Zoteus; please report it.',
+        },
+      );
     }
     if (previous && tool.retryFailed) {
       output = tool.retryFailed.merge(previous.output as never, output as never) as Record<string, unknown>;
@@ -182,7 +216,8 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
     if (outcome.kind === 'failed') throw outcome.error;
     const data = cloudWrite ? { ...output, sync_required: true } : output;
-    const next = mutating && tool.next ? tool.next(output as never, input as never) : undefined;
+    const next =
+      mutating && tool.next ? validSuggestions(ctx, tool.next(output as never, input as never)) : undefined;
 
     if (controls.stream && tool.rows && !mutating) return streamRows(ctx, output, m);
 
@@ -195,9 +230,12 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
       envelope = successEnvelope(data, m(), next);
     }
     const summary = tool.summarize?.(output as never, input as never);
-    const stdout = writer.format === 'json' ? writer.envelope(envelope) : writer.table(data, tool.rows, summary);
+    const stdout =
+      writer.format === 'json' ? writer.envelope(envelope) : writer.table(data, tool.rows, summary);
     if (cloudWrite) {
-      writer.stderr('SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.');
+      writer.stderr(
+        'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
+      );
     }
     if (store && idemKey !== undefined) {
       store.complete(scope, idemKey, {
@@ -217,7 +255,19 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   }
 }
 
-function streamRows(ctx: ToolRunContext, output: Record<string, unknown>, m: () => ReturnType<typeof meta>): number {
+function validSuggestions(ctx: ToolRunContext, suggestions: string[]): string[] {
+  return suggestions.filter((s) => {
+    const ok = checkSuggestion(ctx.root, s);
+    if (!ok) ctx.writer.stderr(`zot: dropped a follow-up suggestion that does not parse: ${s}`);
+    return ok;
+  });
+}
+
+function streamRows(
+  ctx: ToolRunContext,
+  output: Record<string, unknown>,
+  m: () => ReturnType<typeof meta>,
+): number {
   const rows = (output[ctx.tool.rows as string] as unknown[] | undefined) ?? [];
   for (const row of rows) ctx.writer.envelope({ ok: true, data: row });
   const total = typeof output.totalResults === 'number' ? output.totalResults : rows.length;
@@ -230,7 +280,13 @@ function streamRows(ctx: ToolRunContext, output: Record<string, unknown>, m: () 
   return 0;
 }
 
-export function errorExit(writer: Writer, error: ZoteusError, requestId: string, startedAt: number, now: number): number {
+export function errorExit(
+  writer: Writer,
+  error: ZoteusError,
+  requestId: string,
+  startedAt: number,
+  now: number,
+): number {
   writer.error(error, errorEnvelope(error, meta(requestId, startedAt, now)));
   return error.exitCode;
 }

@@ -7,7 +7,8 @@ function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value.replace(/\s*[\r\n]+\s*/g, ' ');
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) return value.map(cell).join(', ');
+  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null))
+    return value.map(cell).join(', ');
   return JSON.stringify(value);
 }
 

@@ -39,22 +39,36 @@ const opt = (name: string, type: Param['type'], help: string, extra: Partial<Par
 /** Flags every mutating command takes. */
 export const MUTATING_FLAGS: Param[] = [
   opt('dry_run', 'boolean', 'Validate and print the planned change; needs no credentials and sends nothing.'),
-  opt('idempotency_key', 'string', 'Replay the stored result if this key already ran with the same arguments (24 h).'),
+  opt(
+    'idempotency_key',
+    'string',
+    'Replay the stored result if this key already ran with the same arguments (24 h).',
+  ),
   opt('yes', 'boolean', 'Confirm a destructive command without asking.', { flags: ['--yes', '-y'] }),
-  opt('no_interaction', 'boolean', 'Never prompt; a destructive command without --yes fails with confirmation_required.'),
+  opt(
+    'no_interaction',
+    'boolean',
+    'Never prompt; a destructive command without --yes fails with confirmation_required.',
+  ),
 ];
 
 export const STREAM_FLAG = opt('stream', 'boolean', 'Print one NDJSON line per row, then a summary line.');
 
 /** Flags of every command (root params in `zot schema`). */
 export const GLOBAL_FLAGS: Param[] = [
-  opt('json', 'boolean', 'Force JSON output (default when stdout is not a TTY; ZOT_FORMAT overrides detection).'),
+  opt(
+    'json',
+    'boolean',
+    'Force JSON output (default when stdout is not a TTY; ZOT_FORMAT overrides detection).',
+  ),
   opt('profile', 'string', 'Config-file profile to use (overrides ZOT_PROFILE).'),
   opt('help', 'boolean', 'Show help.', { flags: ['--help', '-h'] }),
   opt('version', 'boolean', 'Print the version.', { flags: ['--version', '-V'] }),
 ];
 
-const BUILTINS: Array<Omit<CommandNode, 'children' | 'target' | 'mcpTool' | 'deprecated' | 'since'> & { id: BuiltinId }> = [
+const BUILTINS: Array<
+  Omit<CommandNode, 'children' | 'target' | 'mcpTool' | 'deprecated' | 'since'> & { id: BuiltinId }
+> = [
   {
     id: 'schema',
     path: ['schema'],
@@ -159,7 +173,11 @@ function place(root: CommandNode, node: Omit<CommandNode, 'children'>): void {
 }
 
 export function buildTree(tools: readonly AnyTool[]): CommandNode {
-  const root: CommandNode = { ...emptyNode([]), summary: 'Zoteus: fast, safe access to a Zotero library.', params: GLOBAL_FLAGS };
+  const root: CommandNode = {
+    ...emptyNode([]),
+    summary: 'Zoteus: fast, safe access to a Zotero library.',
+    params: GLOBAL_FLAGS,
+  };
   for (const tool of tools) {
     for (const command of tool.cli) {
       const tier = commandTier(tool, command);

@@ -4,12 +4,21 @@ import { ZoteusError } from '../../core/errors.js';
 import type { AnyTool, CliCommand } from '../../core/tool.js';
 import { kebab } from './params.js';
 
-function describeIssue(issue: z.core.$ZodIssue, command: CliCommand): { field: string | undefined; text: string } {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  command: CliCommand,
+): { field: string | undefined; text: string } {
   const top = issue.path[0];
   if (issue.code === 'unrecognized_keys' && typeof top === 'string') {
     const label = command.args?.includes(top) ? top.toUpperCase() : `--${command.flags?.[top] ?? kebab(top)}`;
-    const where = issue.path.slice(1).map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    return { field: top, text: `${label}${where}: unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` };
+    const where = issue.path
+      .slice(1)
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('');
+    return {
+      field: top,
+      text: `${label}${where}: unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}`,
+    };
   }
   if (issue.code === 'unrecognized_keys') {
     const names = issue.keys.map((k) => `--${command.flags?.[k] ?? kebab(k)}`).join(', ');
@@ -25,7 +34,11 @@ function describeIssue(issue: z.core.$ZodIssue, command: CliCommand): { field: s
   return { field: top, text: `${label}${rest}: ${issue.message}` };
 }
 
-export function validateInput(tool: AnyTool, command: CliCommand, raw: Record<string, unknown>): Record<string, unknown> {
+export function validateInput(
+  tool: AnyTool,
+  command: CliCommand,
+  raw: Record<string, unknown>,
+): Record<string, unknown> {
   const result = tool.input.safeParse(raw);
   if (result.success) return result.data as Record<string, unknown>;
   const described = result.error.issues.map((issue) => describeIssue(issue, command));

@@ -7,7 +7,10 @@ export const ZOTERO_KEY_PATTERN = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
 export const zoteroKey = (what: string) =>
   z
     .string()
-    .regex(ZOTERO_KEY_PATTERN, `${what} must be a Zotero key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ`);
+    .regex(
+      ZOTERO_KEY_PATTERN,
+      `${what} must be a Zotero key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ`,
+    );
 
 export const libraryParams = {
   library_id: z

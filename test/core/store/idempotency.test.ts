@@ -11,7 +11,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const result = (stdout: string, partial = false) => ({ exitCode: partial ? 7 : 0, stdout, partial, input: { a: 1 }, output: { ok: 1 } });
+const result = (stdout: string, partial = false) => ({
+  exitCode: partial ? 7 : 0,
+  stdout,
+  partial,
+  input: { a: 1 },
+  output: { ok: 1 },
+});
 
 describe('idempotency store', () => {
   it('records expire after 24 hours', async () => {
@@ -21,7 +27,10 @@ describe('idempotency store', () => {
     expect((await store.begin('cmd', 'k', 'h1')).kind).toBe('fresh');
     store.complete('cmd', 'k', result('out\n'));
     t += IDEMPOTENCY_TTL_MS - 1;
-    expect(await store.begin('cmd', 'k', 'h1')).toMatchObject({ kind: 'replay', result: { stdout: 'out\n' } });
+    expect(await store.begin('cmd', 'k', 'h1')).toMatchObject({
+      kind: 'replay',
+      result: { stdout: 'out\n' },
+    });
     t += 2;
     // Expired: the same key now stands for a new request, even with other arguments.
     expect((await store.begin('cmd', 'k', 'h2')).kind).toBe('fresh');
@@ -47,7 +56,12 @@ describe('idempotency store', () => {
   it('a claim held by a live process makes the other wait, then a retryable conflict when the wait runs out', async () => {
     let t = 0;
     const path = join(dir, 'idem.db');
-    const owner = await openIdempotencyStore(path, { now: () => t, pid: 111, host: 'h', isAlive: () => true });
+    const owner = await openIdempotencyStore(path, {
+      now: () => t,
+      pid: 111,
+      host: 'h',
+      isAlive: () => true,
+    });
     await owner.begin('cmd', 'k', 'h');
     const waiter = await openIdempotencyStore(path, {
       now: () => t,
@@ -77,7 +91,10 @@ describe('idempotency store', () => {
         owner.complete('cmd', 'k', result('done\n'));
       },
     });
-    expect(await waiter.begin('cmd', 'k', 'h')).toMatchObject({ kind: 'replay', result: { stdout: 'done\n' } });
+    expect(await waiter.begin('cmd', 'k', 'h')).toMatchObject({
+      kind: 'replay',
+      result: { stdout: 'done\n' },
+    });
     owner.close();
     waiter.close();
   });

@@ -38,12 +38,19 @@ describe('success envelope', () => {
   });
 
   it('each invocation gets its own request_id', async () => {
-    const [a, b] = await Promise.all([runZot(['whoami'], { env: box.env }), runZot(['whoami'], { env: box.env })]);
-    expect((a.json().meta as { request_id: string }).request_id).not.toBe((b.json().meta as { request_id: string }).request_id);
+    const [a, b] = await Promise.all([
+      runZot(['whoami'], { env: box.env }),
+      runZot(['whoami'], { env: box.env }),
+    ]);
+    expect((a.json().meta as { request_id: string }).request_id).not.toBe(
+      (b.json().meta as { request_id: string }).request_id,
+    );
   });
 
   it('reports the configured library from ZOTERO_LIBRARY_ID and ZOT_LIBRARY_ID', async () => {
-    const r = await runZot(['whoami'], { env: { ...box.env, ZOT_LIBRARY_ID: '4242', ZOTERO_LIBRARY_TYPE: 'group' } });
+    const r = await runZot(['whoami'], {
+      env: { ...box.env, ZOT_LIBRARY_ID: '4242', ZOTERO_LIBRARY_TYPE: 'group' },
+    });
     expect((r.json().data as { library: unknown }).library).toEqual({
       type: 'group',
       id: 4242,
@@ -78,19 +85,27 @@ describe('usage errors are validation_error envelopes with exit 3', () => {
   it('an unknown command', async () => {
     const r = await runZot(['frobnicate'], { env: box.env });
     expect(r.code).toBe(3);
-    expect((r.json().error as { code: string; message: string }).message).toBe("Unknown command 'frobnicate' for `zot`.");
+    expect((r.json().error as { code: string; message: string }).message).toBe(
+      "Unknown command 'frobnicate' for `zot`.",
+    );
   });
 
   it('an unexpected positional argument', async () => {
     const r = await runZot(['whoami', 'extra'], { env: box.env });
     expect(r.code).toBe(3);
-    expect((r.json().error as { message: string }).message).toBe("Unexpected argument 'extra' for `zot whoami`.");
+    expect((r.json().error as { message: string }).message).toBe(
+      "Unexpected argument 'extra' for `zot whoami`.",
+    );
   });
 
   it('a number flag given text', async () => {
     const r = await runZot(['fixture', 'list', '--count', 'many'], { env: box.env, bin: FIXTURE_ZOT });
     expect(r.code).toBe(3);
-    expect(r.json().error).toMatchObject({ code: 'validation_error', field: 'count', message: "--count must be a number; got 'many'." });
+    expect(r.json().error).toMatchObject({
+      code: 'validation_error',
+      field: 'count',
+      message: "--count must be a number; got 'many'.",
+    });
   });
 
   it('a value out of the schema bounds names the flag', async () => {
@@ -169,7 +184,10 @@ describe('failures', () => {
 
 describe('formats', () => {
   it('ZOT_FORMAT=table renders a table on a pipe; errors go to stderr as Error/Hint', async () => {
-    const ok = await runZot(['fixture', 'list'], { env: { ...box.env, ZOT_FORMAT: 'table' }, bin: FIXTURE_ZOT });
+    const ok = await runZot(['fixture', 'list'], {
+      env: { ...box.env, ZOT_FORMAT: 'table' },
+      bin: FIXTURE_ZOT,
+    });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe(
       [
@@ -182,7 +200,10 @@ describe('formats', () => {
         '',
       ].join('\n'),
     );
-    const bad = await runZot(['fixture', 'list', '--count', 'x'], { env: { ...box.env, ZOT_FORMAT: 'table' }, bin: FIXTURE_ZOT });
+    const bad = await runZot(['fixture', 'list', '--count', 'x'], {
+      env: { ...box.env, ZOT_FORMAT: 'table' },
+      bin: FIXTURE_ZOT,
+    });
     expect(bad.code).toBe(3);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain("Error: --count must be a number; got 'x'.\nHint: ");

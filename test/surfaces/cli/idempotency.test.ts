@@ -12,7 +12,8 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 const zot = (args: string[], env: Record<string, string | undefined> = {}) =>
   runZot(args, { env: { ...box.env, ZOTERO_API_KEY: KEY, ...env }, bin: FIXTURE_ZOT });
-const logOf = (name: string) => (existsSync(join(box.dir, name)) ? readFileSync(join(box.dir, name), 'utf8') : '');
+const logOf = (name: string) =>
+  existsSync(join(box.dir, name)) ? readFileSync(join(box.dir, name), 'utf8') : '';
 
 describe('--idempotency-key', () => {
   it('a repeat with the same arguments replays the original stdout bytes and exit code without running again', async () => {
@@ -26,7 +27,9 @@ describe('--idempotency-key', () => {
 
   it('replays without credentials, since nothing is sent', async () => {
     const first = await zot(['fixture', 'write', 'hello', '--idempotency-key', 'k1']);
-    const replay = await zot(['fixture', 'write', 'hello', '--idempotency-key', 'k1'], { ZOTERO_API_KEY: undefined });
+    const replay = await zot(['fixture', 'write', 'hello', '--idempotency-key', 'k1'], {
+      ZOTERO_API_KEY: undefined,
+    });
     expect(replay.code).toBe(0);
     expect(replay.stdout).toBe(first.stdout);
   });
@@ -48,7 +51,9 @@ describe('--idempotency-key', () => {
 
   it('a different library is a different request', async () => {
     await zot(['fixture', 'write', 'hello', '--idempotency-key', 'k1']);
-    const r = await zot(['fixture', 'write', 'hello', '--idempotency-key', 'k1'], { ZOTERO_LIBRARY_ID: '99' });
+    const r = await zot(['fixture', 'write', 'hello', '--idempotency-key', 'k1'], {
+      ZOTERO_LIBRARY_ID: '99',
+    });
     expect(r.code).toBe(6);
   });
 

@@ -13,7 +13,8 @@ afterEach(() => box.cleanup());
 const KEY = 'AbCdEfGhIjKlMnOpQrStUvWx';
 const zot = (args: string[], env: Record<string, string | undefined> = {}, extra = {}) =>
   runZot(args, { env: { ...box.env, ...env }, bin: FIXTURE_ZOT, ...extra });
-const logOf = (name: string) => (existsSync(join(box.dir, name)) ? readFileSync(join(box.dir, name), 'utf8') : '');
+const logOf = (name: string) =>
+  existsSync(join(box.dir, name)) ? readFileSync(join(box.dir, name), 'utf8') : '';
 
 // A listener standing where the Web API would be: any request to it is a failure of dry-run.
 let server: Server;
@@ -31,7 +32,9 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('--dry-run', () => {
   it('prints the planned change, needs no credentials, sends nothing and changes nothing', async () => {
-    const r = await zot(['fixture', 'write', 'hello', '--library-id', '77', '--dry-run'], { ZOTERO_API_URL: apiUrl });
+    const r = await zot(['fixture', 'write', 'hello', '--library-id', '77', '--dry-run'], {
+      ZOTERO_API_URL: apiUrl,
+    });
     expect(r.code).toBe(0);
     const env = r.json();
     expect(Object.keys(env)).toEqual(['ok', 'dry_run', 'data', 'meta']);
@@ -97,21 +100,33 @@ describe('confirmation', () => {
   });
 
   it('--no-interaction on a TTY still refuses instead of asking', async () => {
-    const r = await zot(['fixture', 'destroy', 'ABCD2345', '--no-interaction'], { ZOT_FORMAT: 'json' }, { tty: true });
+    const r = await zot(
+      ['fixture', 'destroy', 'ABCD2345', '--no-interaction'],
+      { ZOT_FORMAT: 'json' },
+      { tty: true },
+    );
     expect(r.code).toBe(3);
     expect(r.stdout).toContain('confirmation_required');
     expect(logOf('destroyed.log')).toBe('');
   });
 
   it('on a TTY it asks y/N: "y" proceeds', async () => {
-    const r = await zot(['fixture', 'destroy', 'ABCD2345'], { ZOT_FORMAT: 'json' }, { tty: true, stdin: 'y\n' });
+    const r = await zot(
+      ['fixture', 'destroy', 'ABCD2345'],
+      { ZOT_FORMAT: 'json' },
+      { tty: true, stdin: 'y\n' },
+    );
     expect(r.stdout).toContain('[y/N]');
     expect(r.code).toBe(0);
     expect(logOf('destroyed.log')).toBe('ABCD2345\n');
   });
 
   it('on a TTY anything but yes refuses', async () => {
-    const r = await zot(['fixture', 'destroy', 'ABCD2345'], { ZOT_FORMAT: 'json' }, { tty: true, stdin: 'n\n' });
+    const r = await zot(
+      ['fixture', 'destroy', 'ABCD2345'],
+      { ZOT_FORMAT: 'json' },
+      { tty: true, stdin: 'n\n' },
+    );
     expect(r.code).toBe(3);
     expect(logOf('destroyed.log')).toBe('');
   });
@@ -172,7 +187,16 @@ describe('mutating success', () => {
         { entry: 'a', key: 'K2222220' },
         { entry: 'b', key: 'K2222221' },
       ],
-      failed: [{ entry: 'bad-1', error: { code: 'network_error', message: 'Could not reach the resolver for bad-1.', retryable: true } }],
+      failed: [
+        {
+          entry: 'bad-1',
+          error: {
+            code: 'network_error',
+            message: 'Could not reach the resolver for bad-1.',
+            retryable: true,
+          },
+        },
+      ],
       sync_required: true,
     });
     expect(env.meta).toMatchObject({ total: 3, sync_required: true });
@@ -195,7 +219,13 @@ describe('mutating success', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const requestId = (r.json().meta as { request_id: string }).request_id;
     expect(events.map((e) => e.event)).toEqual(['start', 'complete']);
-    expect(events[0]).toMatchObject({ event: 'start', phase: 'batch_add', done: 0, total: 2, request_id: requestId });
+    expect(events[0]).toMatchObject({
+      event: 'start',
+      phase: 'batch_add',
+      done: 0,
+      total: 2,
+      request_id: requestId,
+    });
     expect(events[1]).toMatchObject({ event: 'complete', done: 2, total: 2, succeeded: 2, failed: 0 });
     expect(typeof events[1]?.elapsed_ms).toBe('number');
   });

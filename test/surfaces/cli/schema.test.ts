@@ -29,9 +29,28 @@ describe('zot schema', () => {
     const root = r.json().data as Node;
     expect(root.name).toBe('zot');
     const names = walk(root).map((n) => n.name);
-    expect(names).toEqual(expect.arrayContaining(['whoami', 'schema', 'config', 'config get', 'config show', 'config init', 'mcp']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'whoami',
+        'schema',
+        'config',
+        'config get',
+        'config show',
+        'config init',
+        'mcp',
+      ]),
+    );
     for (const node of walk(root)) {
-      expect(Object.keys(node)).toEqual(['name', 'help', 'safety_tier', 'since', 'deprecated', 'mcp_tool', 'params', 'subcommands']);
+      expect(Object.keys(node)).toEqual([
+        'name',
+        'help',
+        'safety_tier',
+        'since',
+        'deprecated',
+        'mcp_tool',
+        'params',
+        'subcommands',
+      ]);
     }
   });
 
@@ -76,31 +95,53 @@ describe('zot schema', () => {
       help: 'Page size.',
       default: 200,
     });
-    expect(node.params.find((p) => p.name === 'mode')).toMatchObject({ type: 'enum', choices: ['plain', 'wide'] });
-    expect(node.params.find((p) => p.name === 'stream')).toMatchObject({ type: 'boolean', flags: ['--stream'] });
+    expect(node.params.find((p) => p.name === 'mode')).toMatchObject({
+      type: 'enum',
+      choices: ['plain', 'wide'],
+    });
+    expect(node.params.find((p) => p.name === 'stream')).toMatchObject({
+      type: 'boolean',
+      flags: ['--stream'],
+    });
   });
 
   it('mutating nodes carry their tier and the mutating flags; arguments come first', async () => {
-    const node = (await runZot(['schema', 'fixture', 'write'], { env: box.env, bin: FIXTURE_ZOT })).json().data as Node;
+    const node = (await runZot(['schema', 'fixture', 'write'], { env: box.env, bin: FIXTURE_ZOT })).json()
+      .data as Node;
     expect(node.safety_tier).toBe('write');
     expect(node.params[0]).toMatchObject({ name: 'text', kind: 'argument', type: 'string', required: true });
     const flags = node.params.flatMap((p) => (p.flags as string[] | undefined) ?? []);
-    expect(flags).toEqual(expect.arrayContaining(['--dry-run', '--idempotency-key', '--yes', '--no-interaction', '--library-id', '--library-type']));
-    const destroy = (await runZot(['schema', 'fixture', 'destroy'], { env: box.env, bin: FIXTURE_ZOT })).json().data as Node;
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '--dry-run',
+        '--idempotency-key',
+        '--yes',
+        '--no-interaction',
+        '--library-id',
+        '--library-type',
+      ]),
+    );
+    const destroy = (
+      await runZot(['schema', 'fixture', 'destroy'], { env: box.env, bin: FIXTURE_ZOT })
+    ).json().data as Node;
     expect(destroy.safety_tier).toBe('destructive');
   });
 
   it('an unknown path is not_found with exit 4', async () => {
     const r = await runZot(['schema', 'collection', 'frobnicate'], { env: box.env });
     expect(r.code).toBe(4);
-    expect(r.json().error).toMatchObject({ code: 'not_found', message: 'No command `zot collection frobnicate`.' });
+    expect(r.json().error).toMatchObject({
+      code: 'not_found',
+      message: 'No command `zot collection frobnicate`.',
+    });
   });
 
   it('agrees with --help: every command in the tree is listed in zot --help', async () => {
     const root = (await runZot(['schema'], { env: box.env, bin: FIXTURE_ZOT })).json().data as Node;
     const help = (await runZot(['--help'], { env: box.env, bin: FIXTURE_ZOT })).stdout;
     for (const node of walk(root)) {
-      if (node.subcommands.length === 0 && node.name !== 'zot') expect(help).toContain(`  ${node.name}  `.replace(/ {2}$/, ''));
+      if (node.subcommands.length === 0 && node.name !== 'zot')
+        expect(help).toContain(`  ${node.name}  `.replace(/ {2}$/, ''));
     }
   });
 });

@@ -37,14 +37,20 @@ describe('--stream', () => {
   });
 
   it('an error mid-stream ends it with an error envelope and its exit code', async () => {
-    const r = await runZot(['fixture', 'list', '--limit', '0', '--stream'], { env: box.env, bin: FIXTURE_ZOT });
+    const r = await runZot(['fixture', 'list', '--limit', '0', '--stream'], {
+      env: box.env,
+      bin: FIXTURE_ZOT,
+    });
     expect(r.code).toBe(3);
     expect(r.lines().at(-1)?.ok).toBe(false);
   });
 
   it('progress events go to stderr while stdout keeps only envelopes', async () => {
     const r = await runZot(['fixture', 'list', '--stream'], { env: box.env, bin: FIXTURE_ZOT });
-    const events = r.stderr.trim().split('\n').map((l) => JSON.parse(l) as { event: string; phase: string });
+    const events = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; phase: string });
     expect(events.map((e) => `${e.event}:${e.phase}`)).toEqual(['start:list', 'complete:list']);
     for (const line of r.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
@@ -58,7 +64,9 @@ describe('--stream', () => {
 
 describe('zot config', () => {
   it('show prints the effective configuration with the key redacted and the sources', async () => {
-    const r = await runZot(['config', 'show'], { env: { ...box.env, ZOTERO_API_KEY: KEY, ZOTERO_LIBRARY_ID: '5' } });
+    const r = await runZot(['config', 'show'], {
+      env: { ...box.env, ZOTERO_API_KEY: KEY, ZOTERO_LIBRARY_ID: '5' },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(KEY);
     const data = r.json().data as Record<string, unknown>;
@@ -108,12 +116,17 @@ describe('zot config', () => {
     expect(r.stdout).not.toContain(`"${KEY}"`);
     const path = join(box.env.ZOT_CONFIG_DIR as string, 'config.json');
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    const file = JSON.parse(readFileSync(path, 'utf8')) as { default_profile: string; profiles: Record<string, Record<string, string>> };
+    const file = JSON.parse(readFileSync(path, 'utf8')) as {
+      default_profile: string;
+      profiles: Record<string, Record<string, string>>;
+    };
     expect(file.default_profile).toBe('work');
     expect(file.profiles.work).toMatchObject({ library_id: '123456', library_type: 'user', api_key: KEY });
     const who = await runZot(['whoami', '--profile', 'work'], { env: box.env });
     expect((who.json().data as { library: { id: number } }).library.id).toBe(123456);
-    const viaEnv = await runZot(['config', 'get', 'library_id'], { env: { ...box.env, ZOT_PROFILE: 'work' } });
+    const viaEnv = await runZot(['config', 'get', 'library_id'], {
+      env: { ...box.env, ZOT_PROFILE: 'work' },
+    });
     expect(viaEnv.stdout).toBe('123456\n');
   });
 
@@ -131,21 +144,36 @@ describe('options that read a file or stdin', () => {
     writeFileSync(path, JSON.stringify([{ a: 1 }, { a: 2 }]));
     const fromFile = await runZot(['fixture', 'sum', '--rows', path], { env: box.env, bin: FIXTURE_ZOT });
     expect(fromFile.json().data).toEqual({ sum: 3 });
-    const fromStdin = await runZot(['fixture', 'sum', '--rows', '-'], { env: box.env, bin: FIXTURE_ZOT, stdin: '[{"a":5}]' });
+    const fromStdin = await runZot(['fixture', 'sum', '--rows', '-'], {
+      env: box.env,
+      bin: FIXTURE_ZOT,
+      stdin: '[{"a":5}]',
+    });
     expect(fromStdin.json().data).toEqual({ sum: 5 });
   });
 
   it('a missing file or invalid JSON is a validation_error naming the flag', async () => {
-    const missing = await runZot(['fixture', 'sum', '--rows', join(box.dir, 'nope.json')], { env: box.env, bin: FIXTURE_ZOT });
+    const missing = await runZot(['fixture', 'sum', '--rows', join(box.dir, 'nope.json')], {
+      env: box.env,
+      bin: FIXTURE_ZOT,
+    });
     expect(missing.code).toBe(3);
     expect(missing.json().error).toMatchObject({ code: 'validation_error', field: 'rows' });
-    const bad = await runZot(['fixture', 'sum', '--rows', '-'], { env: box.env, bin: FIXTURE_ZOT, stdin: '[{"a":' });
+    const bad = await runZot(['fixture', 'sum', '--rows', '-'], {
+      env: box.env,
+      bin: FIXTURE_ZOT,
+      stdin: '[{"a":',
+    });
     expect(bad.code).toBe(3);
     expect((bad.json().error as { message: string }).message).toMatch(/^--rows: stdin is not valid JSON/);
   });
 
   it('content that breaks the schema names the field', async () => {
-    const r = await runZot(['fixture', 'sum', '--rows', '-'], { env: box.env, bin: FIXTURE_ZOT, stdin: '[{"a":1,"b":2}]' });
+    const r = await runZot(['fixture', 'sum', '--rows', '-'], {
+      env: box.env,
+      bin: FIXTURE_ZOT,
+      stdin: '[{"a":1,"b":2}]',
+    });
     expect(r.code).toBe(3);
     expect(r.json().error).toMatchObject({ code: 'validation_error', field: 'rows' });
   });

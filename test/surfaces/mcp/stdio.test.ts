@@ -21,6 +21,10 @@ function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env.PATH ?? '', ...isolatedEnv(extra) };
 }
 
+it('the built binary exists (npm test builds before the suite)', () => {
+  expect(built).toBe(true);
+});
+
 describe.skipIf(!built)('zoteus over stdio (built)', () => {
   it('lists tools and calls zotero_whoami', async () => {
     const transport = new StdioClientTransport({
@@ -67,4 +71,25 @@ describe.skipIf(!built)('zoteus over stdio (built)', () => {
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/validation_error/);
   });
+
+  it('`zot mcp` serves the same server over stdio; ZOTEUS_READ_ONLY=true lists only read tools', async () => {
+    const zot = fileURLToPath(new URL('../../../bin/zot', import.meta.url));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [zot, 'mcp'],
+      env: childEnv({ ZOTEUS_READ_ONLY: 'true' }),
+      cwd: root,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'zot-mcp-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tools.map((t) => t.name)).toContain('zotero_whoami');
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
 });

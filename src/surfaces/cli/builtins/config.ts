@@ -18,7 +18,8 @@ import { REDACTED } from '../../../core/redact.js';
 import type { CliIO } from '../io.js';
 import { canAsk, createPrompter } from '../prompt.js';
 
-export type ConfigName = 'library_id' | 'library_type' | 'api_url' | 'api_key' | 'zotero_data_dir' | 'data_dir';
+export type ConfigName =
+  'library_id' | 'library_type' | 'api_url' | 'api_key' | 'zotero_data_dir' | 'data_dir';
 
 export function configValue(config: Config, name: ConfigName): string | undefined {
   switch (name) {
@@ -103,18 +104,25 @@ async function dialogue(
   const profile: Profile = {};
   const libraryId = await question('Library id (your userID, or a group id)', current.library_id?.toString());
   if (libraryId !== undefined) {
-    if (!/^\d+$/.test(libraryId)) throw new ZoteusError('validation_error', 'The library id must be a number.');
+    if (!/^\d+$/.test(libraryId))
+      throw new ZoteusError('validation_error', 'The library id must be a number.');
     profile.library_id = libraryId;
   }
   const type = await question('Library type (user or group)', current.library_type ?? 'user');
-  if (type !== 'user' && type !== 'group') throw new ZoteusError('validation_error', 'The library type must be user or group.');
+  if (type !== 'user' && type !== 'group')
+    throw new ZoteusError('validation_error', 'The library type must be user or group.');
   profile.library_type = type;
   const apiUrl = await question('Web API URL', current.api_url ?? 'https://api.zotero.org');
   if (apiUrl) profile.api_url = parseApiUrl('api_url', apiUrl);
-  const key = await question('API key (https://www.zotero.org/settings/keys; empty keeps the current one)', undefined, true);
+  const key = await question(
+    'API key (https://www.zotero.org/settings/keys; empty keeps the current one)',
+    undefined,
+    true,
+  );
   const apiKey = key ?? current.api_key;
   if (apiKey !== undefined) {
-    if (!/^[A-Za-z0-9]{8,}$/.test(apiKey)) throw new ZoteusError('validation_error', 'The API key is malformed.');
+    if (!/^[A-Za-z0-9]{8,}$/.test(apiKey))
+      throw new ZoteusError('validation_error', 'The API key is malformed.');
     profile.api_key = apiKey;
   }
   const dataDir = await question('Zotero data directory', current.zotero_data_dir);

@@ -1,0 +1,48 @@
+/** The build-time manifest that lets `zot schema` start fast is the live tree, exactly. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildTree, schemaNode } from '../../../src/surfaces/cli/tree.js';
+import { tools } from '../../../src/tools/index.js';
+import { CLI_VERSION } from '../../../src/core/version.js';
+import { ROOT, runZot, sandbox } from '../../support/cli.js';
+
+describe('dist/cli-manifest.json', () => {
+  it('equals the tree built from the declarations (rebuild with npm run build)', () => {
+    const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as Record<string, unknown>;
+    expect(manifest.cli_version).toBe(CLI_VERSION);
+    expect(manifest.schema).toEqual(schemaNode(buildTree(tools)));
+  });
+
+  it('the fast path and the full CLI print the same data for every node', async () => {
+    const box = sandbox();
+    try {
+      const fast = (await runZot(['schema'], { env: box.env })).json().data;
+      // --profile is not handled by the fast path, so this goes through the full CLI.
+      const { writeFileSync, mkdirSync } = await import('node:fs');
+      mkdirSync(box.env.ZOT_CONFIG_DIR as string, { recursive: true });
+      writeFileSync(`${box.env.ZOT_CONFIG_DIR}/config.json`, JSON.stringify({ profiles: { p: {} } }));
+      const full = (await runZot(['schema', '--profile', 'p'], { env: box.env })).json().data;
+      expect(fast).toEqual(full);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it('the fast path applies the same startup checks', async () => {
+    const box = sandbox();
+    try {
+      const r = await runZot(['schema'], { env: { ...box.env, ZOTEUS_LOCAL: 'sometimes' } });
+      expect(r.code).toBe(3);
+      expect((r.json().error as { field: string }).field).toBe('ZOTEUS_LOCAL');
+    } finally {
+      box.cleanup();
+    }
+  });
+});
+
+describe('versions', () => {
+  it('the CLI version is the package version', () => {
+    const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string };
+    expect(CLI_VERSION).toBe(pkg.version);
+  });
+});

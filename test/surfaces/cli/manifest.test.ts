@@ -8,7 +8,10 @@ import { ROOT, runZot, sandbox } from '../../support/cli.js';
 
 describe('dist/cli-manifest.json', () => {
   it('equals the tree built from the declarations (rebuild with npm run build)', () => {
-    const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(manifest.cli_version).toBe(CLI_VERSION);
     expect(manifest.schema).toEqual(schemaNode(buildTree(tools)));
   });

@@ -1,0 +1,86 @@
+/** argv parsing against the command tree (in process, with fixture declarations). */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ZoteusError } from '../../../src/core/errors.js';
+import { parseCommandLine } from '../../../src/surfaces/cli/argv.js';
+import { buildTree } from '../../../src/surfaces/cli/tree.js';
+import { tools } from '../../../src/tools/index.js';
+// @ts-expect-error: a JS fixture module without types
+import { makeFixtureTools } from '../../support/fixture-tools.mjs';
+
+const root = buildTree([...tools, ...(makeFixtureTools({ z, ZoteusError }) as typeof tools)]);
+
+describe('parseCommandLine', () => {
+  it('finds the command, converts numbers and enums, and keeps control flags apart', () => {
+    const p = parseCommandLine(root, [
+      'fixture',
+      'list',
+      '--limit',
+      '5',
+      '--mode',
+      'wide',
+      '--stream',
+      '--json',
+    ]);
+    expect(p.node.path).toEqual(['fixture', 'list']);
+    expect(p.input).toEqual({ limit: 5, mode: 'wide' });
+    expect(p.controls).toMatchObject({ stream: true, json: true, dry_run: false });
+  });
+
+  it('accepts global flags before the command and --flag=value', () => {
+    const p = parseCommandLine(root, ['--profile', 'lab', 'fixture', 'list', '--limit=7']);
+    expect(p.controls.profile).toBe('lab');
+    expect(p.input).toEqual({ limit: 7 });
+  });
+
+  it('maps positionals, a variadic last one taking the rest', () => {
+    expect(parseCommandLine(root, ['fixture', 'batch', 'a', 'b', 'c']).input).toEqual({
+      entries: ['a', 'b', 'c'],
+    });
+    expect(parseCommandLine(root, ['fixture', 'write', 'hello', '--library-id', '9']).input).toEqual({
+      text: 'hello',
+      library_id: 9,
+    });
+  });
+
+  it('takes the mutating control flags', () => {
+    const p = parseCommandLine(root, [
+      'fixture',
+      'destroy',
+      'ABCD2345',
+      '-y',
+      '--dry-run',
+      '--idempotency-key',
+      'k',
+      '--no-interaction',
+    ]);
+    expect(p.controls).toMatchObject({
+      yes: true,
+      dry_run: true,
+      idempotency_key: 'k',
+      no_interaction: true,
+    });
+  });
+
+  it('refuses mutating flags on read commands and read flags on mutating ones', () => {
+    expect(() => parseCommandLine(root, ['whoami', '--dry-run'])).toThrow(/Unknown flag --dry-run/);
+    expect(() => parseCommandLine(root, ['fixture', 'write', 'x', '--stream'])).toThrow(
+      /Unknown flag --stream/,
+    );
+  });
+
+  it('a value that looks like a flag must use --flag=value', () => {
+    expect(() => parseCommandLine(root, ['fixture', 'list', '--start', '-1'])).toThrow(ZoteusError);
+    expect(parseCommandLine(root, ['fixture', 'list', '--start=-1']).input).toEqual({ start: -1 });
+  });
+
+  it('a group with an unknown subcommand names the known ones', () => {
+    try {
+      parseCommandLine(root, ['fixture', 'nope']);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ZoteusError).message).toBe("Unknown command 'nope' for `zot fixture`.");
+      expect((error as ZoteusError).hint).toContain('bad-output, batch, crash, destroy');
+    }
+  });
+});

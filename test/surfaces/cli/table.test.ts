@@ -1,0 +1,51 @@
+/** Table mode renders the same bytes for the same output, and never breaks or cuts a row. */
+import { describe, expect, it } from 'vitest';
+import { ansiStyle, renderObject, renderRows } from '../../../src/surfaces/cli/table.js';
+
+describe('renderRows', () => {
+  it('aligns columns, rules the header, and keeps every character of every cell', () => {
+    const text = renderRows([
+      { key: 'ABCD2345', name: 'Ökologie – Übersicht', parentCollection: false, numItems: 12 },
+      { key: 'WXYZ6789', name: 'A', parentCollection: 'ABCD2345', numItems: 0 },
+    ]);
+    expect(text).toBe(
+      [
+        'key       name                  parentCollection  numItems',
+        '--------  --------------------  ----------------  --------',
+        'ABCD2345  Ökologie – Übersicht  false             12',
+        'WXYZ6789  A                     ABCD2345          0',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('folds line breaks so a cell cannot break its row, and shows absent values as empty', () => {
+    const text = renderRows([
+      { a: 'two\nlines', b: null },
+      { a: 'x', c: ['p', 'q'] },
+    ]);
+    expect(text.split('\n')).toEqual([
+      'a          b  c',
+      '---------  -  ----',
+      'two lines',
+      'x             p, q',
+      '',
+    ]);
+  });
+
+  it('says so when there are no rows', () => {
+    expect(renderRows([])).toBe('(no rows)\n');
+  });
+
+  it('bolds only the header with the ANSI style', () => {
+    expect(renderRows([{ a: 1 }], ansiStyle)).toBe('\u001b[1ma\u001b[22m\n-\n1\n');
+  });
+});
+
+describe('renderObject', () => {
+  it('flattens nested objects into dotted keys', () => {
+    expect(renderObject({ version: '1', backends: { web: { configured: true } }, tags: [] })).toBe(
+      'version                  1\nbackends.web.configured  true\ntags\n',
+    );
+  });
+});

@@ -26,7 +26,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 /** `zot schema` answered from dist/cli-manifest.json without loading the declarations. */
 async function schemaFromManifest(): Promise<number | undefined> {
   const { fastSchema } = await import('../surfaces/cli/fast-schema.js');
-  const code = fastSchema(argv.slice(1), process.env, process, new URL('../cli-manifest.json', import.meta.url));
+  const code = fastSchema(
+    argv.slice(1),
+    process.env,
+    process,
+    new URL('../cli-manifest.json', import.meta.url),
+  );
   if (code !== undefined) process.exitCode = code;
   return code;
 }

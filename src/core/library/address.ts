@@ -21,7 +21,10 @@ export interface LibraryRef {
 }
 
 /** Resolves the address without any network: the id may stay null (the key's user library). */
-export function resolveLibrary(args: LibraryArgs, config: Pick<Config, 'libraryId' | 'libraryType' | 'apiKey'>): LibraryRef {
+export function resolveLibrary(
+  args: LibraryArgs,
+  config: Pick<Config, 'libraryId' | 'libraryType' | 'apiKey'>,
+): LibraryRef {
   const { library_id: id, library_type: type } = args;
   if (id !== undefined) return { type: type ?? 'group', id, source: 'argument' };
   if (type === 'group') {

@@ -51,7 +51,12 @@ export function fastSchema(
   const startedAt = Date.now();
   const requestId = newRequestId();
   const format = chooseFormat(args.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
-  const writer = createWriter(io, format, createRedactor([env.ZOTERO_API_KEY, env.ZOT_API_KEY]), useColour(io.stdout, env));
+  const writer = createWriter(
+    io,
+    format,
+    createRedactor([env.ZOTERO_API_KEY, env.ZOT_API_KEY]),
+    useColour(io.stdout, env),
+  );
   try {
     loadConfig(env); // the same startup checks as every other command
     const node = find(root, words);

@@ -41,6 +41,9 @@ export function sandbox(): { dir: string; env: Record<string, string>; cleanup()
     ZOTERO_DATA_DIR: join(dir, 'Zotero'),
     FIXTURE_DIR: dir,
     NO_COLOR: '1',
+    // Nothing listens on port 9: a test that forgets to point at its test server fails
+    // with a network_error instead of reaching the internet.
+    ZOTERO_API_URL: 'http://127.0.0.1:9',
   };
   return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

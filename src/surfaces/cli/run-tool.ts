@@ -69,6 +69,8 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     command,
     await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin),
   );
+  // The library address is part of the input: refuse a bad one before anything else.
+  const library = hasLibraryParams(tool) ? resolveLibrary(input as LibraryArgs, config) : undefined;
 
   if (mutating && config.readOnly && !controls.dry_run) {
     throw new ZoteusError(
@@ -91,7 +93,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
       );
     }
     const would: Record<string, unknown> = { command: scope };
-    if (hasLibraryParams(tool)) would.library = resolveLibrary(input as LibraryArgs, config);
+    if (library) would.library = library;
     would.args = input;
     Object.assign(would, tool.plan ? tool.plan(input, { config, env: ctx.env }) : {});
     const envelope = dryRunEnvelope(would, m());

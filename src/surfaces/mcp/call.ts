@@ -6,6 +6,7 @@
  */
 import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
 import { ZoteusError } from '../../core/errors.js';
+import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
 import { classifyOutcome } from '../../core/outcome.js';
 import type { AnyTool, Deps, ProgressEvent } from '../../core/tool.js';
 import { errorResult, successResult } from './results.js';
@@ -76,6 +77,8 @@ export async function callTool(
       );
     }
     const input = parseArguments(tool, request.arguments);
+    // The library address is part of the input: a bad one is refused before credentials.
+    if ('library_id' in tool.input.shape) resolveLibrary(input as LibraryArgs, deps.config);
     if (needsKey(tool, input) && deps.config.apiKey === undefined) {
       throw new ZoteusError('auth_missing', `${tool.name} needs a Zotero API key, and none is configured.`, {
         hint: 'Set ZOTERO_API_KEY in the environment of the MCP server (create a key at https://www.zotero.org/settings/keys).',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeLibrary, resolveLibrary } from '../../core/library/address.js';
+import { describeLibrary, libraryPrefix, resolveLibrary } from '../../core/library/address.js';
 import { defineTool } from '../../core/tool.js';
 
 const backend = z.object({
@@ -9,7 +9,28 @@ const backend = z.object({
     .nullable()
     .describe('Whether it answered when checked; null when this call did not check it.'),
   detail: z.string().describe('What this backend is, or why it is not in use.'),
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .optional()
+    .describe('Why the check failed (for the Web API: the server refused the key, or could not be reached).'),
 });
+
+const flags = z.looseObject({
+  library: z.boolean().optional(),
+  files: z.boolean().optional(),
+  notes: z.boolean().optional(),
+  write: z.boolean().optional(),
+});
+
+const access = z
+  .looseObject({
+    user: flags.optional().describe('The key’s own user library; a missing flag means no access.'),
+    groups: z
+      .record(z.string(), flags)
+      .optional()
+      .describe('By group id, or "all" for every group the key’s user belongs to.'),
+  })
+  .describe('What the key may do, as the server’s /keys/current reports it.');
 
 export default defineTool({
   name: 'zotero_whoami',
@@ -18,12 +39,15 @@ export default defineTool({
   description: [
     'Read-only; changes nothing. Reports the Zoteus version, whether read-only mode is on (then only read tools exist),',
     'the default library calls go to when they name none (and why: configured, the API key’s own library, or the desktop app),',
-    'and which backends are configured: the Zotero Web API (cloud; needs ZOTERO_API_KEY), the desktop app’s local API,',
-    'and its zotero.sqlite. Call it first when a library call fails with auth_missing or permission_denied, or to learn',
-    'which library an omitted library_id means. The API key itself is never shown.',
+    'and which backends are configured and answer: the Zotero Web API (cloud; needs ZOTERO_API_KEY), the desktop app’s',
+    'local API, and its zotero.sqlite. With a key it checks the key with the server now and reports key: {userID, username,',
+    'access}, where access says which libraries the key may read and write (groups.all: every group of its user). A refused',
+    'key gives key: null with backends.web.error.code auth_invalid; an unreachable server gives backends.web.available:',
+    'false; neither fails the call. Call it first when a library call fails with auth_missing, auth_invalid or',
+    'permission_denied, or to learn which library an omitted library_id means. The API key itself is never shown.',
   ].join(' '),
   tier: 'read',
-  openWorld: false,
+  openWorld: true,
   since: '0.1.0',
   cli: [{ path: ['whoami'] }],
   input: z.object({}).strict(),
@@ -33,34 +57,100 @@ export default defineTool({
     library: z
       .object({
         type: z.enum(['user', 'group']),
-        id: z.number().nullable().describe('Library id; null when it comes from the key or the desktop app.'),
+        id: z
+          .number()
+          .nullable()
+          .describe(
+            'Library id; null when it would come from a key that could not be checked, or from the desktop app.',
+          ),
         source: z.enum(['argument', 'config', 'key', 'desktop']),
         description: z.string(),
       })
       .describe('The default library: what a call without library_id addresses.'),
+    key: z
+      .object({
+        userID: z.number().int().describe('The user the key belongs to: its user library is users/<userID>.'),
+        username: z.string(),
+        displayName: z.string().optional(),
+        access,
+      })
+      .nullable()
+      .describe(
+        'Who the API key belongs to and what it may do; null without a key or when the check failed.',
+      ),
     backends: z.object({ web: backend, localApi: backend, sqlite: backend }),
     profile: z.string().nullable().describe('The config-file profile in use, if any.'),
   }),
-  summarize: (out) =>
-    `Zoteus ${out.version}; default library: ${out.library.description}; web API ${
-      out.backends.web.configured ? 'configured' : 'not configured'
-    }${out.readOnly ? '; read-only mode' : ''}.`,
+  summarize: (out) => {
+    const web = out.backends.web;
+    const status = !web.configured
+      ? 'not configured'
+      : out.key
+        ? `key of ${out.key.username || `user ${out.key.userID}`}`
+        : web.error
+          ? web.error.code
+          : 'not checked';
+    return `Zoteus ${out.version}; default library: ${out.library.description}; web API: ${status}${
+      out.readOnly ? '; read-only mode' : ''
+    }.`;
+  },
   async run(_input, deps) {
     const { config } = deps;
     const library = resolveLibrary({}, config);
+    const base = `Zotero Web API at ${config.apiUrl}`;
+    const web: z.infer<typeof backend> = {
+      configured: config.apiKey !== undefined,
+      available: null,
+      detail: `${base}; no API key (set ZOTERO_API_KEY for cloud reads and writes).`,
+    };
+    let key: {
+      userID: number;
+      username: string;
+      displayName?: string;
+      access: z.infer<typeof access>;
+    } | null = null;
+
+    if (config.apiKey !== undefined) {
+      // whoami diagnoses: it asks the server now (and refreshes the key caches) and reports a
+      // failure in its output instead of failing.
+      const { checkKey } = await import('../../core/library/keys.js');
+      const { isZoteusError, toZoteusError } = await import('../../core/errors.js');
+      try {
+        const { info } = await checkKey(deps, { fresh: true });
+        key = {
+          userID: info.userID,
+          username: info.username,
+          ...(info.displayName ? { displayName: info.displayName } : {}),
+          // A copy: the output must not share the cached access object.
+          access: structuredClone({ ...info.access }),
+        };
+        if (library.id === null) library.id = info.userID;
+        web.available = true;
+        web.detail = `${base}; the API key is valid (user ${info.userID}${info.username ? `, ${info.username}` : ''}).`;
+      } catch (caught) {
+        const error = toZoteusError(caught);
+        const refused =
+          isZoteusError(caught) && (error.code === 'auth_invalid' || error.code === 'auth_expired');
+        // Available means the server answered as a Zotero API: it refused the key, or throttles.
+        web.available = refused || error.code === 'rate_limited';
+        web.error = { code: error.code, message: error.message };
+        web.detail = refused
+          ? `${base} answered, but refused the API key: check ZOTERO_API_KEY or create a key at https://www.zotero.org/settings/keys.`
+          : `${base}: the API key could not be checked (${error.code}). ${error.message}`;
+      }
+    }
+
+    const description =
+      library.id !== null && library.source === 'key'
+        ? `${libraryPrefix({ type: library.type, id: library.id })} (the API key's user library)`
+        : describeLibrary(library);
     return {
       version: deps.version,
       readOnly: config.readOnly,
-      library: { ...library, description: describeLibrary(library) },
+      library: { ...library, description },
+      key,
       backends: {
-        web: {
-          configured: config.apiKey !== undefined,
-          available: null,
-          detail:
-            config.apiKey !== undefined
-              ? `Zotero Web API at ${config.apiUrl} with an API key.`
-              : `Zotero Web API at ${config.apiUrl}; no API key (set ZOTERO_API_KEY for cloud reads and writes).`,
-        },
+        web,
         localApi: {
           configured: false,
           available: null,

@@ -123,12 +123,13 @@ function sorted<T>(ctx: Ctx, objects: T[], spec: ListSpec<T>): T[] {
     const va = value(a);
     const vb = value(b);
     const c =
-      typeof va === 'number' && typeof vb === 'number'
-        ? va - vb
-        : String(va).localeCompare(String(vb), 'en', { sensitivity: 'base' });
+      typeof va === 'number' && typeof vb === 'number' ? va - vb : COLLATOR.compare(String(va), String(vb));
     return c !== 0 ? sign * c : spec.keyOf(a) < spec.keyOf(b) ? -1 : spec.keyOf(a) > spec.keyOf(b) ? 1 : 0;
   });
 }
+
+/** One collator for every comparison: `localeCompare` with options builds one per call. */
+const COLLATOR = new Intl.Collator('en', { sensitivity: 'base' });
 
 /**
  * Zotero's Link header: `<url>; rel="first"` (when not on the first page), `rel="prev"`,

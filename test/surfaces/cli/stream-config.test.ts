@@ -65,7 +65,7 @@ describe('--stream', () => {
 describe('zot config', () => {
   it('show prints the effective configuration with the key redacted and the sources', async () => {
     const r = await runZot(['config', 'show'], {
-      env: { ...box.env, ZOTERO_API_KEY: KEY, ZOTERO_LIBRARY_ID: '5' },
+      env: { ...box.env, ZOTERO_API_KEY: KEY, ZOTERO_LIBRARY_ID: '5', ZOTERO_API_URL: undefined },
     });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(KEY);

@@ -18,6 +18,9 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
     ZOT_CACHE_DIR: join(root, 'cache'),
     ZOTEUS_DATA_DIR: join(root, 'data'),
     ZOTERO_DATA_DIR: join(root, 'Zotero'),
+    // Nothing listens on port 9: a test that forgets to point at its test server fails
+    // with a network_error instead of reaching the internet.
+    ZOTERO_API_URL: 'http://127.0.0.1:9',
     ...extra,
   };
 }

@@ -88,7 +88,7 @@ describe('tools/list', () => {
       readOnlyHint: true,
       destructiveHint: false,
       idempotentHint: true,
-      openWorldHint: false,
+      openWorldHint: true,
     });
     expect(byName.get('zotero_fixture_write')).toMatchObject({
       readOnlyHint: false,

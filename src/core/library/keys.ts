@@ -1,0 +1,219 @@
+/**
+ * The key check every command that sends a key makes first (agent-interface.md, "Order of
+ * checks"): `GET /keys/current`, remembered for ten minutes so that it costs one request per
+ * MCP server and per ten minutes of CLI invocations. Two caches:
+ *
+ * - in memory, per `deps` (one MCP server process, one CLI invocation), which also joins
+ *   concurrent checks into one request;
+ * - on disk for the CLI, `$cacheDir/keys/<sha256(apiUrl NUL key)>.json` (dir 0700, file 0600),
+ *   holding `{checkedAt, userID, username, displayName, access}`: never the key itself.
+ *
+ * Only a successful check is remembered. A refused key (`auth_invalid`) drops both entries,
+ * so the next call asks the server again.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { isZoteusError, ZoteusError } from '../errors.js';
+import type { Deps } from '../tool.js';
+import {
+  createZoteroClient,
+  type CallContext,
+  type KeyAccess,
+  type KeyInfo,
+  type ZoteroClient,
+} from '../zotero/index.js';
+
+/** How long a successful key check is trusted, in memory and on disk. */
+export const KEY_CHECK_TTL_MS = 10 * 60_000;
+
+/** Name of the shared Zotero client in `deps.services`. */
+export const ZOTERO_CLIENT_SERVICE = 'zotero';
+const KEY_STATE_SERVICE = 'zotero-key-check';
+
+/** A key check as remembered: who the key is and what it may do, and when the server said so. */
+export interface KeyCheck {
+  info: KeyInfo;
+  /** `deps.clock.now()` when the server answered. */
+  checkedAt: number;
+  /** Where this answer came from in this call. */
+  source: 'server' | 'memory' | 'disk';
+}
+
+interface KeyState {
+  entry?: { info: KeyInfo; checkedAt: number };
+  pending?: Promise<KeyCheck>;
+}
+
+/**
+ * The Zotero Web API client of these deps: one per deps (so one per MCP server and per CLI
+ * invocation), built from the configuration; its request log goes to `deps.log.debug`.
+ */
+export function webClient(
+  deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log' | 'services'>,
+): Promise<ZoteroClient> {
+  return deps.services.get(ZOTERO_CLIENT_SERVICE, () =>
+    createZoteroClient({
+      apiUrl: deps.config.apiUrl,
+      apiKey: deps.config.apiKey,
+      retryBudgetMs: deps.config.retryBudgetMs,
+      timeoutMs: deps.config.timeoutMs,
+      clock: deps.clock,
+      redact: deps.redact,
+      log: (line) => deps.log.debug(line),
+    }),
+  );
+}
+
+/** The `auth_missing` error, naming the variable to set for the surface the call came through. */
+export function authMissing(deps: Pick<Deps, 'surface'>): ZoteusError {
+  return new ZoteusError('auth_missing', 'No Zotero API key is configured, and this needs one.', {
+    hint:
+      deps.surface === 'cli'
+        ? 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile). Create a key at https://www.zotero.org/settings/keys.'
+        : 'Set ZOTERO_API_KEY in the environment of the MCP server (create a key at https://www.zotero.org/settings/keys).',
+  });
+}
+
+/** The disk cache file of one server and key: the key is only ever hashed. */
+export function keyCachePath(config: Pick<Config, 'cacheDir' | 'apiUrl'>, apiKey: string): string {
+  const digest = createHash('sha256').update(config.apiUrl).update('\u0000').update(apiKey).digest('hex');
+  return join(config.cacheDir, 'keys', `${digest}.json`);
+}
+
+function isFlags(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((flag) => typeof flag === 'boolean');
+}
+
+function isAccess(value: unknown): value is KeyAccess {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const access = value as { user?: unknown; groups?: unknown };
+  if (!isFlags(access.user)) return false;
+  if (access.groups === undefined) return true;
+  if (access.groups === null || typeof access.groups !== 'object' || Array.isArray(access.groups))
+    return false;
+  return Object.values(access.groups).every(isFlags);
+}
+
+/** A cache file's entry when it is well-formed and fresh at `now`; anything else is a miss. */
+export function parseKeyCacheFile(
+  text: string,
+  now: number,
+): { info: KeyInfo; checkedAt: number } | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const r = raw as Record<string, unknown>;
+  const { checkedAt, userID, username, displayName, access } = r;
+  if (typeof checkedAt !== 'number' || !Number.isFinite(checkedAt)) return undefined;
+  // A time in the future (a clock moved back) is not trusted either.
+  if (checkedAt > now || now - checkedAt >= KEY_CHECK_TTL_MS) return undefined;
+  if (typeof userID !== 'number' || !Number.isSafeInteger(userID)) return undefined;
+  if (typeof username !== 'string' || typeof displayName !== 'string' || !isAccess(access)) return undefined;
+  return { info: { userID, username, displayName, access }, checkedAt };
+}
+
+async function readDisk(
+  deps: Deps,
+  apiKey: string,
+): Promise<{ info: KeyInfo; checkedAt: number } | undefined> {
+  try {
+    return parseKeyCacheFile(await readFile(keyCachePath(deps.config, apiKey), 'utf8'), deps.clock.now());
+  } catch {
+    return undefined; // no file, or unreadable: ask the server
+  }
+}
+
+async function writeDisk(deps: Deps, apiKey: string, info: KeyInfo, checkedAt: number): Promise<void> {
+  const path = keyCachePath(deps.config, apiKey);
+  const dir = join(deps.config.cacheDir, 'keys');
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+    const body = {
+      checkedAt,
+      userID: info.userID,
+      username: info.username,
+      displayName: info.displayName,
+      access: info.access,
+    };
+    await writeFile(tmp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
+    // Rename is atomic: a concurrent reader sees the old file or the new one, never half of one.
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => {});
+    // The cache only saves a request; a read-only cache directory must not fail the command.
+    deps.log.debug(`Could not write the key cache: ${(error as Error).message}`);
+  }
+}
+
+async function dropDisk(deps: Deps, apiKey: string): Promise<void> {
+  await rm(keyCachePath(deps.config, apiKey), { force: true }).catch(() => {});
+}
+
+/**
+ * Who the configured key belongs to and what it may do: from memory, else (CLI) from the
+ * disk cache, else from `GET /keys/current`. `fresh: true` skips the caches (and refreshes
+ * them): `zotero_whoami` uses it to report on the server as it is now.
+ *
+ * Throws `auth_missing` without a key, `auth_invalid` when the server refuses it, and the
+ * client's errors (`network_error`, `rate_limited`, …) when it cannot be asked.
+ */
+export async function checkKey(
+  deps: Deps,
+  options: { fresh?: boolean; call?: CallContext | undefined } = {},
+): Promise<KeyCheck> {
+  const apiKey = deps.config.apiKey;
+  if (apiKey === undefined || apiKey === '') throw authMissing(deps);
+  const state = await deps.services.get<KeyState>(KEY_STATE_SERVICE, () => ({}));
+  const useDisk = deps.surface === 'cli';
+
+  if (!options.fresh) {
+    const now = deps.clock.now();
+    const entry = state.entry;
+    if (entry && entry.checkedAt <= now && now - entry.checkedAt < KEY_CHECK_TTL_MS) {
+      return { ...entry, source: 'memory' };
+    }
+    if (state.pending) return state.pending;
+    if (useDisk) {
+      const found = await readDisk(deps, apiKey);
+      if (found) {
+        state.entry = found;
+        return { ...found, source: 'disk' };
+      }
+    }
+  }
+  // Checks already on their way answer for this one too: one request, however many callers.
+  if (state.pending) return state.pending;
+
+  const pending = (async (): Promise<KeyCheck> => {
+    const client = await webClient(deps);
+    try {
+      const info = await client.getKeyInfo({ call: options.call });
+      const checkedAt = deps.clock.now();
+      state.entry = { info, checkedAt };
+      if (useDisk) await writeDisk(deps, apiKey, info, checkedAt);
+      return { info, checkedAt, source: 'server' };
+    } catch (error) {
+      if (isZoteusError(error) && (error.code === 'auth_invalid' || error.code === 'auth_expired')) {
+        delete state.entry;
+        if (useDisk) await dropDisk(deps, apiKey);
+      }
+      throw error;
+    }
+  })();
+  state.pending = pending;
+  try {
+    return await pending;
+  } finally {
+    if (state.pending === pending) delete state.pending;
+  }
+}

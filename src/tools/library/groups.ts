@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { defineTool } from '../../core/tool.js';
+
+const group = z.object({
+  id: z
+    .number()
+    .int()
+    .describe('Group id: pass it as library_id (alone, it means a group) to address this library.'),
+  name: z.string(),
+  type: z.string().describe('Private, PublicOpen or PublicClosed.'),
+  numItems: z
+    .number()
+    .int()
+    .optional()
+    .describe('Items in the group library (trash excluded); absent when the server does not say.'),
+  owner: z.number().int().describe('User id of the group owner.'),
+  canRead: z.boolean().describe("Whether this API key may read the group's library."),
+  canWrite: z
+    .boolean()
+    .describe(
+      'Whether this API key may change the library: the key needs write access to the group, and when the group lets only admins edit, the key’s user must be its owner or an admin.',
+    ),
+});
+
+interface GroupObject {
+  id?: unknown;
+  meta?: { numItems?: unknown };
+  data?: {
+    id?: unknown;
+    name?: unknown;
+    owner?: unknown;
+    type?: unknown;
+    libraryEditing?: unknown;
+    admins?: unknown;
+  };
+}
+
+export default defineTool({
+  name: 'zotero_groups',
+  title: 'List group libraries',
+  summary: 'List the group libraries the API key reaches, with item counts and whether the key can write.',
+  description: [
+    'Read-only; changes nothing. Lists every Zotero group library the configured API key reaches (all of them, not a page),',
+    'sorted by name: id, name, type, owner, numItems, canRead, canWrite. Use it to find the library_id of a group before',
+    'reading or writing there (library_id alone means a group id), or to learn why a write to a group was refused',
+    '(permission_denied). canWrite is false when the key has no write access to the group, or when the group lets only',
+    'admins edit and the key’s user is neither owner nor admin. numItems counts items outside the trash and is absent when',
+    'the server does not report it. The key’s own user library is not listed: zotero_whoami shows it. Needs ZOTERO_API_KEY.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [{ path: ['groups'] }],
+  input: z.object({}).strict(),
+  output: z.object({
+    groups: z.array(group).describe('Every group the key reaches, sorted by name (then id).'),
+    totalResults: z.number().int().describe('How many groups the server lists for the key.'),
+    complete: z
+      .boolean()
+      .describe(
+        'False when the listing stopped early (a server that ignores paging, or the cap); see message.',
+      ),
+    message: z.string().optional().describe('Why the listing is incomplete; absent when complete.'),
+  }),
+  rows: 'groups',
+  summarize: (out) => {
+    const writable = out.groups.filter((g) => g.canWrite).length;
+    return `${out.groups.length} group${out.groups.length === 1 ? '' : 's'} reachable with this key (${writable} writable).`;
+  },
+  async run(_input, deps) {
+    const { checkKey, webClient } = await import('../../core/library/keys.js');
+    const { grantFor } = await import('../../core/library/web.js');
+    const client = await webClient(deps);
+    const call = client.newCall();
+    const { info } = await checkKey(deps, { call });
+    // Not revalidated from the client's cache: a group's item count changes without its version.
+    const listing = await client.listAll<GroupObject>(`/users/${info.userID}/groups`, {
+      cache: false,
+      keyOf: (o) =>
+        String((o as GroupObject | null)?.id ?? (o as GroupObject | null)?.data?.id ?? JSON.stringify(o)),
+      call,
+    });
+    const groups = [];
+    for (const object of listing.objects) {
+      const data = object.data ?? {};
+      const id = typeof object.id === 'number' ? object.id : data.id;
+      if (typeof id !== 'number' || !Number.isSafeInteger(id)) continue;
+      const owner = typeof data.owner === 'number' ? data.owner : 0;
+      const grant = grantFor(info, { type: 'group', id });
+      // Listed groups are the user's own, so `groups.all` applies. Only-admins editing needs the
+      // user to be owner or admin; when the server does not list the admins, assume not.
+      const admins = Array.isArray(data.admins) ? data.admins : [];
+      const editor =
+        data.libraryEditing !== 'admins' || owner === info.userID || admins.includes(info.userID);
+      const numItems = object.meta?.numItems;
+      groups.push({
+        id,
+        name: typeof data.name === 'string' ? data.name : '',
+        type: typeof data.type === 'string' ? data.type : '',
+        ...(typeof numItems === 'number' && Number.isSafeInteger(numItems) ? { numItems } : {}),
+        owner,
+        canRead: grant.read,
+        canWrite: grant.write && editor,
+      });
+    }
+    groups.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+    return {
+      groups,
+      totalResults: listing.totalResults,
+      complete: listing.complete,
+      ...(listing.message !== undefined ? { message: listing.message } : {}),
+    };
+  },
+});

@@ -4,6 +4,7 @@
  * them is cheap enough for `zot --help` and `zot schema`.
  */
 import type { AnyTool } from '../core/tool.js';
+import groups from './library/groups.js';
 import whoami from './library/whoami.js';
 
-export const tools: readonly AnyTool[] = [whoami as unknown as AnyTool];
+export const tools: readonly AnyTool[] = [whoami as unknown as AnyTool, groups as unknown as AnyTool];

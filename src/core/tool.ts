@@ -106,6 +106,11 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   plan?(input: z.infer<I>, deps: Pick<Deps, 'config' | 'env'>): Plan;
   /** One line for MCP `content` and the CLI's table header. */
   summarize?(output: z.infer<O>, input: z.infer<I>): string;
+  /**
+   * The result as text a person reads (a rendered table, a digest): the CLI prints it in
+   * table mode instead of the generic rendering, and MCP `content` carries it after the summary.
+   */
+  text?(output: z.infer<O>, input: z.infer<I>): string;
   /** The output field that holds rows, streamed by `--stream` and rendered as a table. */
   rows?: keyof z.infer<O> & string;
   /** Ready-to-run follow-up commands after success (mutating commands). */

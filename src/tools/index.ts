@@ -4,7 +4,12 @@
  * them is cheap enough for `zot --help` and `zot schema`.
  */
 import type { AnyTool } from '../core/tool.js';
+import evidenceTable from './evidence/evidence-table.js';
 import groups from './library/groups.js';
 import whoami from './library/whoami.js';
 
-export const tools: readonly AnyTool[] = [whoami as unknown as AnyTool, groups as unknown as AnyTool];
+export const tools: readonly AnyTool[] = [
+  whoami as unknown as AnyTool,
+  groups as unknown as AnyTool,
+  evidenceTable as unknown as AnyTool,
+];

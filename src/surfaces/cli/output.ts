@@ -17,6 +17,8 @@ export interface Writer {
   stderr(line: string): void;
   /** Raw text to stdout (help, a config value asked for by name). */
   raw(text: string): string;
+  /** A tool's own human text (table mode), redacted, ending with a newline. */
+  text(text: string): string;
 }
 
 export function createWriter(io: CliIO, format: Format, redact: Redactor, colour: boolean): Writer {
@@ -53,6 +55,10 @@ export function createWriter(io: CliIO, format: Format, redact: Redactor, colour
     },
     raw(text) {
       return out(text);
+    },
+    text(text) {
+      const clean = redact(text);
+      return out(clean.endsWith('\n') ? clean : `${clean}\n`);
     },
   };
 }

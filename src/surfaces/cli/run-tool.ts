@@ -82,16 +82,8 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     );
   }
 
+  // Read commands do not take --dry-run or --idempotency-key: the parser refuses them.
   if (controls.dry_run) {
-    if (!mutating) {
-      throw new ZoteusError(
-        'validation_error',
-        `\`zot ${scope}\` only reads; --dry-run applies to commands that change something.`,
-        {
-          field: 'dry_run',
-        },
-      );
-    }
     const would: Record<string, unknown> = { command: scope };
     if (library) would.library = library;
     would.args = input;
@@ -125,16 +117,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   let store: IdempotencyStore | undefined;
   let previous: StoredResult | undefined;
   let runInput = input;
-  const idemKey = mutating ? controls.idempotency_key : undefined;
-  if (controls.idempotency_key !== undefined && !mutating) {
-    throw new ZoteusError(
-      'validation_error',
-      `\`zot ${scope}\` only reads; --idempotency-key applies to commands that change something.`,
-      {
-        field: 'idempotency_key',
-      },
-    );
-  }
+  const idemKey = controls.idempotency_key;
   if (idemKey !== undefined) {
     if (idemKey.length === 0 || idemKey.length > 200) {
       throw new ZoteusError('validation_error', '--idempotency-key must be 1 to 200 characters.', {
@@ -232,8 +215,13 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
       envelope = successEnvelope(data, m(), next);
     }
     const summary = tool.summarize?.(output as never, input as never);
+    const text = writer.format === 'table' ? tool.text?.(output as never, input as never) : undefined;
     const stdout =
-      writer.format === 'json' ? writer.envelope(envelope) : writer.table(data, tool.rows, summary);
+      writer.format === 'json'
+        ? writer.envelope(envelope)
+        : text !== undefined
+          ? writer.text(text)
+          : writer.table(data, tool.rows, summary);
     if (cloudWrite) {
       writer.stderr(
         'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',

@@ -33,6 +33,19 @@ function summaryOf(tool: AnyTool, output: Record<string, unknown>, input: Record
   return `${tool.title}: done.`;
 }
 
+/** The tool's human text (a rendered table), when it has one; a failing hook is left out. */
+function textOf(
+  tool: AnyTool,
+  output: Record<string, unknown>,
+  input: Record<string, unknown>,
+): string | undefined {
+  try {
+    return tool.text?.(output, input);
+  } catch {
+    return undefined;
+  }
+}
+
 export function successResult(
   tool: AnyTool,
   output: Record<string, unknown>,
@@ -43,8 +56,12 @@ export function successResult(
   const partial = partialLine(outcome);
   const summary = summaryOf(tool, output, input);
   const text = partial ? `${partial} ${summary}` : summary;
+  const body = textOf(tool, output, input);
   return {
-    content: [{ type: 'text', text: redact(text) }],
+    content: [
+      { type: 'text', text: redact(text) },
+      ...(body !== undefined ? [{ type: 'text' as const, text: redact(body) }] : []),
+    ],
     structuredContent: redactValue(output, redact),
   };
 }

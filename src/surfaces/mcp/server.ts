@@ -3,16 +3,23 @@
  * so that argument validation and error results are ours (the high-level McpServer reports
  * input-validation failures as bare text).
  */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../../core/config.js';
 import { createDeps, createServiceRegistry } from '../../core/deps.js';
+import type { AnyPrompt } from '../../core/prompt.js';
 import type { AnyTool, Clock, ServiceRegistry } from '../../core/tool.js';
+import { prompts as allPrompts } from '../../prompts/index.js';
 import { callTool, progressForwarder } from './call.js';
+import { registerPrompts } from './prompts.js';
 import { describeTool, exposedTools } from './schemas.js';
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
+  /** The prompt declarations to serve; default the one list of `src/prompts`. */
+  prompts?: readonly AnyPrompt[];
   config: Config;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -38,6 +45,23 @@ const INSTRUCTIONS =
  */
 class DrainingServer extends Server {
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #dataDir: string;
+  /** The one folder this server's caller may write files into (Deps.fileRoot); unset: unconfined. */
+  fileRoot: string | undefined;
+
+  constructor(
+    info: ConstructorParameters<typeof Server>[0],
+    options: ConstructorParameters<typeof Server>[1],
+    dataDir: string,
+  ) {
+    super(info, options);
+    this.#dataDir = dataDir;
+  }
+
+  /** Confines the files this server's tools write to `<dataDir>/callers/<caller>`. */
+  confine(callerId: string): void {
+    this.fileRoot = join(this.#dataDir, 'callers', callerFolderName(callerId));
+  }
 
   track<T>(work: Promise<T>): Promise<T> {
     this.#inFlight.add(work);
@@ -52,6 +76,22 @@ class DrainingServer extends Server {
     await new Promise((resolve) => setImmediate(resolve));
     await super.close();
   }
+}
+
+/** A caller id as a folder name: kept when it is plainly safe, hashed otherwise. */
+export function callerFolderName(callerId: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(callerId)
+    ? callerId
+    : createHash('sha256').update(callerId).digest('hex').slice(0, 32);
+}
+
+/**
+ * Confines the files a server's tools write to `<ZOTEUS_DATA_DIR>/callers/<caller>`
+ * (Deps.fileRoot). The HTTP transport calls it for every session, since several callers
+ * share one deployment there; stdio leaves files unconfined. No-op for other servers.
+ */
+export function confineToCaller(server: Server, callerId: string): void {
+  if (server instanceof DrainingServer) server.confine(callerId);
 }
 
 export function buildMcpServer(options: McpServerOptions): Server {
@@ -75,10 +115,17 @@ export function buildMcpServer(options: McpServerOptions): Server {
 
   const server = new DrainingServer(
     { name: 'zoteus', title: 'Zoteus', version: options.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS },
+    options.config.dataDir,
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  // Prompts are built from the exposed tools, so they never name one this client cannot call.
+  registerPrompts(
+    server,
+    options.prompts ?? allPrompts,
+    exposedTools(options.tools, options.config.readOnly),
+  );
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const { name, arguments: args, _meta } = request.params;
@@ -93,7 +140,12 @@ export function buildMcpServer(options: McpServerOptions): Server {
       }),
     );
     return server.track(
-      callTool(byName, options.config.readOnly, { name, arguments: args }, { ...deps, progress }),
+      callTool(
+        byName,
+        options.config.readOnly,
+        { name, arguments: args },
+        { ...deps, progress, fileRoot: server.fileRoot },
+      ),
     );
   });
 

@@ -10,6 +10,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ZoteusError } from '../../core/errors.js';
+import { confineToCaller } from './server.js';
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
 export const DEFAULT_HTTP_PORT = 8765;
@@ -114,8 +115,11 @@ export async function startHttp(createServer_: () => Server, options: HttpOption
 
   const openSession = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const server = createServer_();
+    // Several callers share an HTTP deployment: each session writes files only in its own folder.
+    const sessionId = randomUUID();
+    confineToCaller(server, sessionId);
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
     });
     transport.onclose = () => {

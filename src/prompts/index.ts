@@ -1,0 +1,8 @@
+/**
+ * The one list of MCP prompts. The MCP surface iterates it; a prompt's text is built from
+ * the tools the server exposes, so it names only tools that exist.
+ */
+import type { AnyPrompt } from '../core/prompt.js';
+import evidenceTable from './evidence-table.js';
+
+export const prompts: readonly AnyPrompt[] = [evidenceTable as unknown as AnyPrompt];

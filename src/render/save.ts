@@ -1,0 +1,266 @@
+/**
+ * Saving a rendered file: atomic (a temporary file in the same folder, then a rename or a
+ * hard link), parents created, an existing file refused unless `overwrite`.
+ *
+ * Locally (`fileRoot` undefined) any path the user can write works, relative to the working
+ * directory, and `~` is the home directory. On a shared deployment (`fileRoot` set: the
+ * caller's own folder) every path is confined to that folder, and these are refused with
+ * `permission_denied` before anything is written: a `..` segment, `~`, an absolute path
+ * outside the folder, and a path that reaches outside it through a symlink (checked on the
+ * real path of the deepest part that exists, and again after the parents are created).
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { copyFile, link, lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ZoteusError } from '../core/errors.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface SavePathOptions {
+  /** The caller's own folder on a shared deployment; undefined locally. */
+  fileRoot?: string | undefined;
+  env: Env;
+  /** Base of relative paths locally; default the process' working directory. */
+  cwd?: string;
+  /** The input field named in errors (default `save_path`). */
+  field?: string;
+}
+
+export interface SaveOptions extends SavePathOptions {
+  overwrite: boolean;
+  /** Which surface asked: hints say `--overwrite` or `overwrite: true`. */
+  surface?: 'cli' | 'mcp';
+}
+
+function homeOf(env: Env): string {
+  return env.HOME || env.USERPROFILE || homedir();
+}
+
+function denied(field: string, message: string): ZoteusError {
+  return new ZoteusError('permission_denied', message, {
+    field,
+    hint: 'On this shared server files are saved only under your own folder: give a relative path such as tables/evidence.md (no "..", no "~").',
+  });
+}
+
+function invalid(field: string, message: string, hint?: string): ZoteusError {
+  return new ZoteusError('validation_error', message, { field, ...(hint ? { hint } : {}) });
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function insideOrEqual(root: string, path: string): boolean {
+  return path === root || inside(root, path);
+}
+
+/**
+ * The absolute path a `save_path` names, checked lexically without touching the disk: `~`
+ * expanded locally; confined to `fileRoot` on a shared deployment (symlinks are checked by
+ * `saveFile`).
+ */
+export function resolveSavePath(raw: string, options: SavePathOptions): string {
+  const field = options.field ?? 'save_path';
+  if (raw.trim() === '') throw invalid(field, `${field} must name a file; got an empty path.`);
+  if (raw.includes('\0')) throw invalid(field, `${field} must not contain a NUL character.`);
+  if (options.fileRoot === undefined) {
+    const home = homeOf(options.env);
+    const expanded =
+      raw === '~' ? home : raw.startsWith('~/') || raw.startsWith('~\\') ? join(home, raw.slice(2)) : raw;
+    const target = resolve(options.cwd ?? process.cwd(), expanded);
+    if (target === resolve(sep)) throw invalid(field, `${field} must name a file, not the root folder.`);
+    return target;
+  }
+  const root = resolve(options.fileRoot);
+  if (raw === '~' || raw.startsWith('~/') || raw.startsWith('~\\')) {
+    throw denied(
+      field,
+      `${field} may not use "~" on this shared server: there is no home folder to write to.`,
+    );
+  }
+  if (raw.split(/[\\/]+/).includes('..')) {
+    throw denied(
+      field,
+      `${field} may not contain ".." on this shared server: files stay inside your own folder.`,
+    );
+  }
+  const target = isAbsolute(raw) ? resolve(raw) : resolve(root, raw);
+  if (target === root) throw invalid(field, `${field} names your folder itself; give a file name inside it.`);
+  if (!inside(root, target)) {
+    throw denied(
+      field,
+      `${field} is outside your own folder on this shared server; absolute paths must lie inside it.`,
+    );
+  }
+  return target;
+}
+
+/** The deepest part of `path` that exists (possibly `path` itself), without following a final symlink. */
+async function deepestExisting(path: string): Promise<string> {
+  let current = path;
+  for (;;) {
+    try {
+      await lstat(current);
+      return current;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    }
+    const parent = dirname(current);
+    if (parent === current) return current;
+    current = parent;
+  }
+}
+
+/** Refuses a path whose real location (through any symlink) lies outside the real root. */
+async function assertConfined(path: string, realRoot: string, field: string): Promise<void> {
+  const existing = await deepestExisting(path);
+  let real: string;
+  try {
+    real = await realpath(existing);
+  } catch {
+    // A dangling symlink: where it leads cannot be checked, so it is not followed.
+    throw denied(
+      field,
+      `${field} goes through a symlink that cannot be resolved; it is refused on this shared server.`,
+    );
+  }
+  if (!insideOrEqual(realRoot, real)) {
+    throw denied(
+      field,
+      `${field} leads outside your own folder through a symlink; it is refused on this shared server.`,
+    );
+  }
+}
+
+function fsError(error: unknown, field: string, path: string): ZoteusError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new ZoteusError(
+      'permission_denied',
+      `Cannot write ${path} (${code}): no permission to write there.`,
+      {
+        field,
+        hint: 'Choose a folder you can write to.',
+      },
+    );
+  }
+  if (['ENOTDIR', 'EEXIST', 'EISDIR', 'ENAMETOOLONG', 'EINVAL', 'ENOENT', 'ELOOP'].includes(code)) {
+    return invalid(
+      field,
+      `Cannot write ${path} (${code}): a part of the path is not a folder, or the name is not usable.`,
+    );
+  }
+  return new ZoteusError('api_error', `Writing ${path} failed (${code}).`, { field, cause: error });
+}
+
+function existsError(field: string, path: string, surface: SaveOptions['surface']): ZoteusError {
+  return new ZoteusError('conflict', `${path} already exists; it was left untouched.`, {
+    field,
+    retryable: false,
+    hint:
+      surface === 'cli'
+        ? 'Pass --overwrite to replace it, or choose another --save path.'
+        : 'Pass overwrite: true to replace it, or choose another save_path.',
+  });
+}
+
+/**
+ * Writes `content` (UTF-8) to the file `raw` names, atomically, and returns its absolute
+ * path. Without `overwrite` an existing file is refused with `conflict` and left untouched,
+ * even when it appears while this call runs (the final step is a hard link, which fails if
+ * the name exists). No temporary file is left behind, whatever happens.
+ */
+export async function saveFile(raw: string, content: string, options: SaveOptions): Promise<string> {
+  const field = options.field ?? 'save_path';
+  let target = resolveSavePath(raw, options);
+  let realRoot: string | undefined;
+  if (options.fileRoot !== undefined) {
+    const root = resolve(options.fileRoot);
+    try {
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      realRoot = await realpath(root);
+    } catch (error) {
+      throw fsError(error, field, root);
+    }
+    await assertConfined(target, realRoot, field);
+  }
+
+  // An existing symlink as the target: write where it points (locally, or inside the root).
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing?.isSymbolicLink()) {
+    const real = await realpath(target).catch(() => undefined);
+    if (real !== undefined) target = real;
+    if (realRoot !== undefined && (real === undefined || !inside(realRoot, real))) {
+      throw denied(
+        field,
+        `${field} is a symlink that leads outside your own folder; it is refused on this shared server.`,
+      );
+    }
+  }
+
+  const dir = dirname(target);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw fsError(error, field, dir);
+  }
+  if (realRoot !== undefined) await assertConfined(dir, realRoot, field);
+
+  const now = await lstat(target).catch(() => undefined);
+  if (now?.isDirectory()) throw invalid(field, `${target} is a folder; ${field} must name a file.`);
+  if (now !== undefined && !options.overwrite) throw existsError(field, target, options.surface);
+
+  const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temp, 'wx', 0o666);
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.overwrite) {
+      await rename(temp, target);
+    } else {
+      await linkExclusive(temp, target);
+    }
+  } catch (error) {
+    if (error instanceof ZoteusError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !options.overwrite) {
+      throw existsError(field, target, options.surface);
+    }
+    throw fsError(error, field, target);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  return target;
+}
+
+/**
+ * `temp` to `target` only if `target` does not exist: a hard link fails with EEXIST when
+ * the name is taken, so two callers racing for one name cannot both win. File systems
+ * without hard links get an exclusive copy instead (atomic against an existing file, not
+ * against a reader of the new one).
+ */
+async function linkExclusive(temp: string, target: string): Promise<void> {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EOPNOTSUPP') {
+      await copyFile(temp, target, constants.COPYFILE_EXCL);
+      return;
+    }
+    throw error;
+  }
+}
+
+/** Whether the file a path names exists now (for `--dry-run` plans; never writes). */
+export function fileExists(path: string): boolean {
+  return existsSync(path);
+}

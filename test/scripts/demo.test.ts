@@ -1,0 +1,21 @@
+/** `npm run demo` is the README's first command: it must run offline, without a key, and succeed. */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/cli.js';
+
+describe('npm run demo', () => {
+  it('runs its tour to the end with no key and no network', () => {
+    const r = spawnSync(process.execPath, ['scripts/demo.mjs'], {
+      cwd: ROOT,
+      // No key, and a Web API address where nothing listens: the tour must not need either.
+      env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', ZOTERO_API_URL: 'http://127.0.0.1:9' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('"dry_run": true');
+    expect(r.stdout).toContain('"code": "not_found"');
+    expect(r.stdout).toMatch(/Done\./);
+  });
+});

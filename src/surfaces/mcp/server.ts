@@ -11,15 +11,20 @@ import type { Config } from '../../core/config.js';
 import { createDeps, createServiceRegistry } from '../../core/deps.js';
 import type { AnyPrompt } from '../../core/prompt.js';
 import type { AnyTool, Clock, ServiceRegistry } from '../../core/tool.js';
+import type { ResourceDeclaration } from '../../core/resource.js';
 import { prompts as allPrompts } from '../../prompts/index.js';
+import { resources as allResources } from '../../resources/index.js';
 import { callTool, progressForwarder } from './call.js';
 import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
 import { describeTool, exposedTools } from './schemas.js';
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
   /** The prompt declarations to serve; default the one list of `src/prompts`. */
   prompts?: readonly AnyPrompt[];
+  /** The resource declarations to serve; default the one list of `src/resources`. */
+  resources?: readonly ResourceDeclaration[];
   config: Config;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -115,7 +120,7 @@ export function buildMcpServer(options: McpServerOptions): Server {
 
   const server = new DrainingServer(
     { name: 'zoteus', title: 'Zoteus', version: options.version },
-    { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
     options.config.dataDir,
   );
 
@@ -126,6 +131,8 @@ export function buildMcpServer(options: McpServerOptions): Server {
     options.prompts ?? allPrompts,
     exposedTools(options.tools, options.config.readOnly),
   );
+
+  registerResources(server, options.resources ?? allResources, deps);
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const { name, arguments: args, _meta } = request.params;

@@ -1,4 +1,5 @@
 /** The one list of MCP resources, read generically by the MCP surface. */
 import type { ResourceDeclaration } from '../core/resource.js';
+import collections from './collections.js';
 
-export const resources: readonly ResourceDeclaration[] = [];
+export const resources: readonly ResourceDeclaration[] = [collections];

@@ -40,7 +40,8 @@ export function createWriter(io: CliIO, format: Format, redact: Redactor, colour
         text = renderRows(rows as Record<string, unknown>[], style);
         if (summary) text += `${redact(summary)}\n`;
       } else {
-        text = renderObject(clean, style);
+        // A write's one-line summary says what changed; the fields follow.
+        text = `${summary ? `${redact(summary)}\n` : ''}${renderObject(clean, style)}`;
       }
       return out(text);
     },

@@ -1,0 +1,157 @@
+/**
+ * Collection listings (seeds 000 "list" and 001): every collection of the library is read
+ * through the client's cached, revalidated listing (a warm listing of an unchanged library is
+ * one `304`), then `q` filters by name over the whole library, `top` keeps the top-level ones,
+ * the rows are sorted by name (case-insensitive, then key, so pages are stable) and only then
+ * paged. A listing that could not read the whole library says so (`complete: false`).
+ */
+import type { Deps } from '../../tool.js';
+import type { CallContext, ListResult } from '../../zotero/index.js';
+import type { LibraryArgs } from '../address.js';
+import { webClient } from '../keys.js';
+import { DEFAULT_LIMIT } from './constants.js';
+import { openWebLibrary, type Access, type WebLibrary } from '../web.js';
+
+export interface CollectionRow {
+  key: string;
+  name: string;
+  /** The parent's key, or false for a top-level collection. */
+  parentCollection: string | false;
+  /** Items directly in the collection (`meta.numItems`); absent when the server does not say. */
+  numItems?: number;
+}
+
+export interface ListInput extends LibraryArgs {
+  q?: string | undefined;
+  top?: boolean | undefined;
+  limit?: number | undefined;
+  start?: number | undefined;
+}
+
+export interface CollectionPage {
+  collections: CollectionRow[];
+  /** Matches in total among the collections read (every one read when there is no filter). */
+  totalResults: number;
+  start: number;
+  /** False when the listing could not read the whole library; `read` and `message` then say why. */
+  complete: boolean;
+  /** Collections read, when the listing is incomplete. */
+  read?: number;
+  /** Why the listing is incomplete; absent when complete. */
+  message?: string;
+}
+
+/** Every collection of a library, sorted, with how the listing went. */
+export interface CollectionListing {
+  lib: WebLibrary;
+  rows: CollectionRow[];
+  listing: ListResult<unknown>;
+  /** Absent when complete. */
+  message?: string;
+}
+
+interface CollectionObject {
+  key?: unknown;
+  meta?: { numItems?: unknown };
+  data?: { key?: unknown; name?: unknown; parentCollection?: unknown };
+}
+
+/** One row of the listing from a collection as the API serves it; undefined when it has no key. */
+export function toRow(object: unknown): CollectionRow | undefined {
+  const o = (object ?? {}) as CollectionObject;
+  const data = o.data ?? {};
+  const key = typeof o.key === 'string' ? o.key : typeof data.key === 'string' ? data.key : undefined;
+  if (key === undefined || key === '') return undefined;
+  const parent = data.parentCollection;
+  const numItems = o.meta?.numItems;
+  return {
+    key,
+    name: typeof data.name === 'string' ? data.name : '',
+    parentCollection: typeof parent === 'string' && parent !== '' ? parent : false,
+    ...(typeof numItems === 'number' && Number.isFinite(numItems) ? { numItems } : {}),
+  };
+}
+
+/** Case-insensitive (accents still count), the same on every machine. */
+const BY_NAME = new Intl.Collator('en', { sensitivity: 'accent' });
+
+/** By name, case-insensitive, then by key: a total order, so pages never overlap or skip. */
+export function compareRows(a: CollectionRow, b: CollectionRow): number {
+  return BY_NAME.compare(a.name, b.name) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+function fold(text: string): string {
+  return text.normalize('NFC').toLowerCase();
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** The page of `rows` (already sorted) that `q`, `top`, `start` and `limit` ask for. */
+export function pageRows(
+  rows: readonly CollectionRow[],
+  input: Pick<ListInput, 'q' | 'top' | 'start' | 'limit'>,
+): { collections: CollectionRow[]; totalResults: number; start: number } {
+  let matches: readonly CollectionRow[] = rows;
+  if (input.top) matches = matches.filter((row) => row.parentCollection === false);
+  if (input.q !== undefined && input.q !== '') {
+    const needle = fold(input.q);
+    matches = matches.filter((row) => fold(row.name).includes(needle));
+  }
+  const start = input.start ?? 0;
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  return { collections: matches.slice(start, start + limit), totalResults: matches.length, start };
+}
+
+/** Why a listing is incomplete, in words that name the cap and what the page comes from. */
+function incompleteMessage(listing: ListResult<unknown>, max: number): string {
+  const read = `Read ${count(listing.read)} of ${count(listing.totalResults)} collections`;
+  const rest = 'totalResults and the page come from the collections read.';
+  if (listing.reason === 'cap') {
+    return `${read}: one listing reads at most ${count(max)} (ZOTEUS_MAX_COLLECTIONS); ${rest}`;
+  }
+  if (listing.reason === 'ignored_start') {
+    return `${read}: the server ignores the start parameter, so the rest cannot be paged to; ${rest}`;
+  }
+  return `${read}${listing.message ? ` (${listing.message})` : ''}; ${rest}`;
+}
+
+/**
+ * Opens the library and reads every collection (up to ZOTEUS_MAX_COLLECTIONS), sorted.
+ * Read access is enough; writers pass `access: 'write'` to check their permission first.
+ */
+export async function readCollections(
+  deps: Deps,
+  args: LibraryArgs,
+  options: { access?: Access; call?: CallContext | undefined; lib?: WebLibrary } = {},
+): Promise<CollectionListing> {
+  const lib =
+    options.lib ??
+    (await openWebLibrary(deps, args, { access: options.access ?? 'read', call: options.call }));
+  const max = deps.config.maxCollections;
+  const listing = await lib.client.listAll<unknown>(`/${lib.prefix}/collections`, {
+    max,
+    call: options.call,
+  });
+  const rows: CollectionRow[] = [];
+  for (const object of listing.objects) {
+    const row = toRow(object);
+    if (row) rows.push(row);
+  }
+  rows.sort(compareRows);
+  return listing.complete
+    ? { lib, rows, listing }
+    : { lib, rows, listing, message: incompleteMessage(listing, max) };
+}
+
+/** The `list` action of both tools: one page of the whole, sorted, filtered listing. */
+export async function listCollections(deps: Deps, input: ListInput): Promise<CollectionPage> {
+  // One call: the key check and every page share one retry budget.
+  const call = (await webClient(deps)).newCall();
+  const { rows, listing, message } = await readCollections(deps, input, { access: 'read', call });
+  const page = pageRows(rows, input);
+  return {
+    ...page,
+    complete: listing.complete,
+    ...(message !== undefined ? { read: rows.length, message } : {}),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * `zotero_list_collections` / `zot collection list` (seeds/001): read-only listing of a
+ * library's collections, the whole library read before `q`, `top` and paging apply.
+ */
+import { z } from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams } from '../shared/params.js';
+import { collectionRow, listParams, pageFields, summarizePage } from './shared.js';
+
+export default defineTool({
+  name: 'zotero_list_collections',
+  title: 'List Zotero collections (read-only)',
+  summary:
+    'List the collections of a library (key, name, parent, item count), sorted by name; q finds one by name.',
+  description: [
+    'List collections in a Zotero library (key, name, parent collection key, item count), sorted by name (case-insensitive, then key).',
+    'Read-only: available even in read-only mode (unlike zotero_manage_collections, which also writes).',
+    'Every collection in the library is read, then q filters by name, top keeps the top-level ones, and start/limit page the result',
+    '(200 per page by default, at most 1000); totalResults says how many there are, so a large library is never mistaken for its first page.',
+    'complete is false only when the library holds more collections than one listing reads (ZOTEUS_MAX_COLLECTIONS, 100,000 by default)',
+    'or the server ignores paging; the page then comes from those read, and message says how many of how many.',
+    'Use the keys to scope zotero_search_items (collectionKey) or zotero_tag_audit (scope.collection_keys).',
+    'library_id (alone: a group id) reads a group library; zotero_groups lists them. Needs ZOTERO_API_KEY.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [{ path: ['collection', 'list'] }],
+  input: z
+    .object({
+      q: listParams.q,
+      top: z.boolean().optional().describe('Only top-level collections.'),
+      limit: listParams.limit,
+      start: listParams.start,
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    collections: z
+      .array(collectionRow)
+      .describe(
+        'This page of the collections, sorted by name. Use a key to scope zotero_search_items or zotero_tag_audit.',
+      ),
+    ...pageFields,
+  }),
+  rows: 'collections',
+  summarize: (out, input) => summarizePage(out, input),
+  async run(input, deps) {
+    const { listCollections } = await import('../../core/library/collections.js');
+    return listCollections(deps, input);
+  },
+});

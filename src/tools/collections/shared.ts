@@ -1,0 +1,124 @@
+/**
+ * What the two collection tools share: the listing parameters and rows (seeds 000 and 001 word
+ * them the same), the one-line summaries, and helpers for `next` suggestions. Light on
+ * purpose: the declarations load for `zot --help`, the API code only when a handler runs.
+ */
+import { z } from 'zod';
+import { MAX_LIMIT } from '../../core/library/collections/constants.js';
+
+export const listParams = {
+  q: z
+    .string()
+    .optional()
+    .describe(
+      'Only collections whose name contains this text (case-insensitive), searched over the whole library, not one page. Use it to find a collection by name.',
+    ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .optional()
+    .describe('Collections to return (default 200, at most 1000).'),
+  start: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'Zero-based offset into the listing, for paging (default 0). Page with start += limit while `totalResults` is larger.',
+    ),
+};
+
+export const collectionRow = z.object({
+  key: z.string().describe('8-character collection key.'),
+  name: z.string().describe('Collection name.'),
+  parentCollection: z
+    .union([z.string(), z.boolean()])
+    .describe('Parent collection key, or false for a top-level collection.'),
+  numItems: z.number().optional().describe('Items directly in the collection, when the backend reports it.'),
+});
+
+/** The listing's own output fields besides `collections`. */
+export const pageFields = {
+  start: z.number().optional().describe('The offset this page starts at.'),
+  totalResults: z
+    .number()
+    .optional()
+    .describe(
+      'Collections matching in total (every collection when there is no `q`), not just this page. Page with start/limit while it is larger.',
+    ),
+  complete: z
+    .boolean()
+    .optional()
+    .describe(
+      'False when the library holds more collections than Zoteus reads in one listing (ZOTEUS_MAX_COLLECTIONS, 100,000 by default); the page then comes from those read.',
+    ),
+  read: z
+    .number()
+    .optional()
+    .describe('How many collections were read, when the listing is incomplete (complete: false).'),
+  message: z
+    .string()
+    .optional()
+    .describe(
+      'Why the listing is incomplete (the cap, or a server that ignores paging); absent when complete.',
+    ),
+};
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** "Showing 1–200 of 1,234 collections." and its empty and incomplete variants. */
+export function summarizePage(
+  out: {
+    collections: unknown[];
+    totalResults?: number | undefined;
+    start?: number | undefined;
+    complete?: boolean | undefined;
+    message?: string | undefined;
+  },
+  input: { q?: string | undefined; top?: boolean | undefined },
+): string {
+  const total = out.totalResults ?? out.collections.length;
+  const start = out.start ?? 0;
+  const shown = out.collections.length;
+  const filtered = (input.q !== undefined && input.q !== '') || input.top === true;
+  const what =
+    input.q !== undefined && input.q !== ''
+      ? `${input.top ? 'top-level ' : ''}collections matching ${JSON.stringify(input.q)}`
+      : input.top
+        ? 'top-level collections'
+        : 'collections';
+  let line: string;
+  if (total === 0) line = filtered ? `No ${what}.` : 'The library has no collections.';
+  else if (shown === 0)
+    line = `No collections on this page (start ${count(start)}); there are ${count(total)} in total.`;
+  else line = `Showing ${count(start + 1)}–${count(start + shown)} of ${count(total)} ${what}.`;
+  if (out.complete === false)
+    line += ` Incomplete: ${out.message ?? 'the listing could not read the whole library.'}`;
+  return line;
+}
+
+/** A word for a `next` suggestion, quoted so that the suggestion parser reads it back whole. */
+export function quoteWord(text: string): string | undefined {
+  // A value that starts with a dash would be read as a flag.
+  if (text.startsWith('-')) return undefined;
+  if (!text.includes('"')) return `"${text}"`;
+  if (!text.includes("'")) return `'${text}'`;
+  return undefined;
+}
+
+/** ` --library-id N --library-type T`: suggestions address the library the call addressed. */
+export function libraryFlags(input: {
+  library_id?: number | undefined;
+  library_type?: string | undefined;
+}): string {
+  let out = '';
+  if (input.library_id !== undefined) out += ` --library-id ${input.library_id}`;
+  if (input.library_type !== undefined) out += ` --library-type ${input.library_type}`;
+  return out;
+}

@@ -50,6 +50,13 @@ try {
 
   run('What this installation can reach (no key: no request is sent)', ['whoami']);
 
+  run('A dry-run library write: the planned change, offline, no key needed', [
+    'collection',
+    'create',
+    'Reading list',
+    '--dry-run',
+  ]);
+
   const rows = join(home, 'rows.json');
   writeFileSync(
     rows,
@@ -73,7 +80,7 @@ try {
       },
     ]),
   );
-  run('A dry-run write: what would be saved, computed offline; nothing is written', [
+  run('A dry-run file write: what would be saved, computed offline; nothing is written', [
     'evidence-table',
     '--question',
     'Has sea-level rise accelerated?',

@@ -15,6 +15,7 @@ describe('npm run demo', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('"dry_run": true');
+    expect(r.stdout).toContain('"command": "collection create"');
     expect(r.stdout).toContain('"code": "not_found"');
     expect(r.stdout).toMatch(/Done\./);
   });

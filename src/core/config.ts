@@ -38,6 +38,8 @@ export interface Config {
   retryBudgetMs: number;
   timeoutMs: number;
   noColor: boolean;
+  /** Metadata resolvers of `zot add` (base URLs without a trailing slash). */
+  resolvers: { crossref: string; datacite: string; arxiv: string; mailto: string | undefined };
   /** Where each setting came from, for `zot config show`. */
   sources: Record<string, Source>;
 }
@@ -108,6 +110,18 @@ export const ENV_VARS = [
     help: 'Total time one call may spend waiting out rate limits.',
   },
   { name: 'ZOTEUS_TIMEOUT_MS', default: '30000', help: 'Timeout of one HTTP request.' },
+  {
+    name: 'ZOTEUS_CROSSREF_URL',
+    default: 'https://api.crossref.org',
+    help: 'Crossref REST API (DOI metadata).',
+  },
+  {
+    name: 'ZOTEUS_DATACITE_URL',
+    default: 'https://api.datacite.org',
+    help: 'DataCite REST API (DOIs Crossref does not know).',
+  },
+  { name: 'ZOTEUS_ARXIV_URL', default: 'https://export.arxiv.org/api', help: 'arXiv API (arXiv ids).' },
+  { name: 'ZOTEUS_CROSSREF_MAILTO', default: '(none)', help: "E-mail address for Crossref's polite pool." },
   { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
 ] as const;
 
@@ -289,6 +303,24 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     retryBudgetMs: parseInt10('ZOTEUS_RETRY_BUDGET_MS', env.ZOTEUS_RETRY_BUDGET_MS, 60_000, 0),
     timeoutMs: parseInt10('ZOTEUS_TIMEOUT_MS', env.ZOTEUS_TIMEOUT_MS, 30_000, 1),
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
+    resolvers: parseResolvers(env),
     sources,
+  };
+}
+
+function parseResolvers(env: Env): Config['resolvers'] {
+  const url = (name: string, fallback: string) => {
+    const value = env[name]?.trim();
+    return parseApiUrl(name, value ? value : fallback);
+  };
+  const mailto = env.ZOTEUS_CROSSREF_MAILTO?.trim() || undefined;
+  if (mailto !== undefined && !/^[^\s@]+@[^\s@]+$/.test(mailto)) {
+    throw invalid('ZOTEUS_CROSSREF_MAILTO', mailto, 'an e-mail address');
+  }
+  return {
+    crossref: url('ZOTEUS_CROSSREF_URL', 'https://api.crossref.org'),
+    datacite: url('ZOTEUS_DATACITE_URL', 'https://api.datacite.org'),
+    arxiv: url('ZOTEUS_ARXIV_URL', 'https://export.arxiv.org/api'),
+    mailto,
   };
 }

@@ -98,6 +98,12 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   needsKey?: boolean | ((input: z.infer<I>) => boolean);
   since: string;
   deprecated?: boolean;
+  /**
+   * Whether this installation offers the tool (permanent deletion only with
+   * ZOTEUS_ALLOW_DELETE=true). MCP lists only enabled tools; the CLI keeps the command so
+   * `zot schema` is the same everywhere, and the tool itself refuses with permission_denied.
+   */
+  enabled?(config: Config): boolean;
   cli: readonly CliCommand[];
   input: I;
   output: O;

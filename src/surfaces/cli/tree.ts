@@ -139,6 +139,9 @@ const BUILTINS: Array<
 const GROUP_SUMMARIES: Record<string, string> = {
   collection: 'Collections: list, create, rename, move, delete, add and remove items.',
   config: 'The config file and its profiles.',
+  note: 'Child notes of an item: list them, or add one.',
+  tag: 'Tags: list, add to and remove from items, rename or delete across the library.',
+  trash: 'The trash: move items to it, or restore them.',
 };
 
 function emptyNode(path: string[]): CommandNode {

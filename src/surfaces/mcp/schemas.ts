@@ -4,6 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { Config } from '../../core/config.js';
 import type { AnyTool } from '../../core/tool.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -62,7 +63,12 @@ export function describeTool(tool: AnyTool): Tool {
   };
 }
 
-/** The declarations a server exposes: only read tools in read-only mode. */
-export function exposedTools(tools: readonly AnyTool[], readOnly: boolean): AnyTool[] {
-  return tools.filter((tool) => !readOnly || tool.tier === 'read');
+/** The declarations a server exposes: only read tools in read-only mode, only enabled ones. */
+export function exposedTools(
+  tools: readonly AnyTool[],
+  config: Pick<Config, 'readOnly'> & Partial<Config>,
+): AnyTool[] {
+  return tools.filter(
+    (tool) => (!config.readOnly || tool.tier === 'read') && (tool.enabled?.(config as Config) ?? true),
+  );
 }

@@ -116,7 +116,7 @@ export function buildMcpServer(options: McpServerOptions): Server {
   // The whole declaration list is kept for calls so that a write tool called in read-only
   // mode is refused as such (permission_denied), not reported as unknown.
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const listed = exposedTools(options.tools, options.config.readOnly).map(describeTool);
+  const listed = exposedTools(options.tools, options.config).map(describeTool);
 
   const server = new DrainingServer(
     { name: 'zoteus', title: 'Zoteus', version: options.version },
@@ -126,11 +126,7 @@ export function buildMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   // Prompts are built from the exposed tools, so they never name one this client cannot call.
-  registerPrompts(
-    server,
-    options.prompts ?? allPrompts,
-    exposedTools(options.tools, options.config.readOnly),
-  );
+  registerPrompts(server, options.prompts ?? allPrompts, exposedTools(options.tools, options.config));
 
   registerResources(server, options.resources ?? allResources, deps);
 

@@ -133,7 +133,7 @@ describe('prompts/get: names only tools that exist', () => {
     for (let mask = 0; mask < 1 << optional.length; mask += 1) {
       const chosen = optional.filter((_, i) => mask & (1 << i));
       for (const readOnly of [false, true]) {
-        const list = exposedTools([...tools, ...chosen], readOnly);
+        const list = exposedTools([...tools, ...chosen], { readOnly });
         const names = list.map((t) => t.name);
         for (const args of argsList) {
           const result = getPrompt(prompts, list, PROMPT, args);

@@ -55,10 +55,24 @@ function hasKeyAnywhere(value: unknown, key: string): boolean {
 }
 
 describe('tools/list', () => {
+  it('lists a tool that needs enabling only when its setting is on (ZOTEUS_ALLOW_DELETE)', async () => {
+    const gated = all.filter((t) => t.enabled);
+    expect(gated.length).toBeGreaterThan(0);
+    const off = (await (await open(all)).listTools()).tools.map((t) => t.name);
+    const on = (await (await open(all, { ZOTEUS_ALLOW_DELETE: 'true' })).listTools()).tools.map(
+      (t) => t.name,
+    );
+    for (const tool of gated) {
+      expect(off).not.toContain(tool.name);
+      expect(on).toContain(tool.name);
+    }
+  });
+
   it('lists every declaration with closed input schemas, output schemas and annotations', async () => {
     const client = await open(all);
     const { tools: listed } = await client.listTools();
-    expect(listed.map((t) => t.name)).toEqual(all.map((t) => t.name));
+    // Tools an installation must enable (permanent deletion) are left out by default.
+    expect(listed.map((t) => t.name)).toEqual(all.filter((t) => !t.enabled).map((t) => t.name));
     for (const tool of listed) {
       const declared = all.find((t) => t.name === tool.name)!;
       expect(tool.title).toBe(declared.title);

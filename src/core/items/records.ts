@@ -1,0 +1,267 @@
+/**
+ * What `zotero_import` / `zot add` reads: a single DOI or arXiv id, a list of identifiers, or
+ * the text of a file (`--from-file`) holding one identifier per line, BibTeX, RIS or CSL-JSON.
+ * Each becomes an entry with a stable label (what the output's `entry` says), and entries can
+ * be written back to text so that a retry sends only the ones that failed.
+ */
+import { ZoteusError } from '../errors.js';
+import { bibtexToCsl, parseBibtex } from './bibtex.js';
+import { cslText, type CslItem } from './csl.js';
+import { detectIdentifier, parseArxiv, parseDoi, type Identifier } from './identifiers.js';
+import { parseRis, risToCsl } from './ris.js';
+
+export const RECORD_FORMATS = ['identifiers', 'bibtex', 'ris', 'csljson'] as const;
+export type RecordFormat = (typeof RECORD_FORMATS)[number];
+
+/** Entries one call may carry (a file of more is refused before anything is sent). */
+export const MAX_ENTRIES = 10_000;
+
+export interface ImportEntry {
+  /** The output's label: the identifier as given, or a record's DOI, arXiv id or citation key. */
+  entry: string;
+  /** Position in the input, from 0. */
+  position: number;
+  /** To resolve (identifiers, and records that carry nothing but one), and for the duplicate check. */
+  identifier?: Identifier;
+  /** A record's own metadata (BibTeX, RIS, CSL-JSON): mapped as is, not resolved. */
+  csl?: CslItem;
+  /** Why this entry cannot be imported (an unrecognised line); it fails without a request. */
+  error?: ZoteusError;
+  /** Source text (a line, a BibTeX or RIS record, a CSL-JSON object) for a retry of this entry. */
+  raw: string;
+}
+
+export interface ImportSource {
+  doi?: string | undefined;
+  arxiv?: string | undefined;
+  identifiers?: readonly string[] | undefined;
+  records?: string | undefined;
+  format?: 'auto' | RecordFormat | undefined;
+}
+
+/** Guesses a file's format: JSON, BibTeX entries, RIS tags, else identifiers. */
+export function detectFormat(text: string): RecordFormat {
+  const t = text.replace(/^\uFEFF/, '').trim();
+  if (t.startsWith('[') || t.startsWith('{')) return 'csljson';
+  if (/^TY {2}- /m.test(t)) return 'ris';
+  if (/@\s*[A-Za-z]+\s*[{(]/.test(t)) return 'bibtex';
+  return 'identifiers';
+}
+
+function identifierEntry(line: string, position: number): ImportEntry {
+  const identifier = detectIdentifier(line);
+  if (identifier) return { entry: line, position, identifier, raw: line };
+  return {
+    entry: line,
+    position,
+    raw: line,
+    error: new ZoteusError(
+      'validation_error',
+      `'${line.length > 80 ? `${line.slice(0, 77)}...` : line}' is neither a DOI nor an arXiv id.`,
+      {
+        hint: 'One identifier per line: a DOI (10.1234/abc, doi:…, https://doi.org/…) or an arXiv id (2101.00001, arXiv:…).',
+      },
+    ),
+  };
+}
+
+function identifierLines(text: string): ImportEntry[] {
+  const entries: ImportEntry[] = [];
+  for (const rawLine of text.replace(/^\uFEFF/, '').split(/\r?\n/)) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('%') || line.startsWith('//')) continue;
+    entries.push(identifierEntry(line, entries.length));
+  }
+  return entries;
+}
+
+/** The identifier a record carries (its DOI, else an arXiv id in its fields). */
+function recordIdentifier(csl: CslItem): Identifier | undefined {
+  const doi = cslText(csl.DOI);
+  const parsedDoi = doi ? parseDoi(doi) : undefined;
+  if (parsedDoi) return { kind: 'doi', value: parsedDoi };
+  const candidates = [cslText(csl.arxiv), cslText(csl.number), cslText(csl.URL)];
+  for (const c of candidates) {
+    const id = c ? parseArxiv(c) : undefined;
+    if (id) return { kind: 'arxiv', value: id };
+  }
+  return undefined;
+}
+
+function recordEntry(csl: CslItem, fallbackLabel: string, raw: string, position: number): ImportEntry {
+  const identifier = recordIdentifier(csl);
+  const label = identifier
+    ? identifier.kind === 'arxiv'
+      ? `arXiv:${identifier.value}`
+      : identifier.value
+    : fallbackLabel;
+  const hasTitle = cslText(csl.title) !== undefined;
+  if (!hasTitle && identifier) return { entry: label, position, identifier, raw };
+  if (!hasTitle) {
+    return {
+      entry: label,
+      position,
+      raw,
+      error: new ZoteusError(
+        'validation_error',
+        `Record ${fallbackLabel} has no title and no DOI or arXiv id to look one up.`,
+        {
+          hint: 'Give the record a title, or a DOI / arXiv id to resolve.',
+        },
+      ),
+    };
+  }
+  return { entry: label, position, csl, ...(identifier ? { identifier } : {}), raw };
+}
+
+function cslJsonEntries(text: string): ImportEntry[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new ZoteusError(
+      'validation_error',
+      `The CSL-JSON input is not valid JSON (${(error as Error).message}).`,
+      {
+        field: 'records',
+      },
+    );
+  }
+  const list = Array.isArray(parsed)
+    ? parsed
+    : parsed !== null && typeof parsed === 'object' && Array.isArray((parsed as { items?: unknown }).items)
+      ? (parsed as { items: unknown[] }).items
+      : [parsed];
+  return list.map((item, i) => {
+    const raw = JSON.stringify(item);
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      return {
+        entry: `csljson:#${i + 1}`,
+        position: i,
+        raw,
+        error: new ZoteusError('validation_error', `CSL-JSON item ${i + 1} is not an object.`),
+      };
+    }
+    const csl = item as CslItem;
+    const id = cslText(csl.id);
+    return recordEntry(csl, id ? `csljson:${id}` : `csljson:#${i + 1}`, raw, i);
+  });
+}
+
+/** Parses a file's text in a given (or detected) format into entries. */
+export function parseRecords(
+  text: string,
+  format: 'auto' | RecordFormat = 'auto',
+): { format: RecordFormat; entries: ImportEntry[] } {
+  const chosen = format === 'auto' ? detectFormat(text) : format;
+  let entries: ImportEntry[];
+  switch (chosen) {
+    case 'identifiers':
+      entries = identifierLines(text);
+      break;
+    case 'csljson':
+      entries = cslJsonEntries(text);
+      break;
+    case 'bibtex':
+      entries = parseBibtex(text).map((e, i) =>
+        recordEntry(bibtexToCsl(e), `bibtex:${e.citekey || `#${i + 1}`}`, e.raw, i),
+      );
+      break;
+    case 'ris':
+      entries = parseRis(text).map((r, i) => {
+        const id = r.tags.get('ID')?.[0];
+        return recordEntry(risToCsl(r), `ris:${id || `#${i + 1}`}`, r.raw, i);
+      });
+      break;
+  }
+  return { format: chosen, entries };
+}
+
+export interface SourceEntries {
+  source: 'doi' | 'arxiv' | 'identifiers' | 'file';
+  format?: RecordFormat;
+  entries: ImportEntry[];
+}
+
+/** The entries of an import input (exactly one source, which the tool's schema ensures). */
+export function entriesOf(input: ImportSource): SourceEntries {
+  let out: SourceEntries;
+  if (input.doi !== undefined) {
+    const doi = parseDoi(input.doi);
+    if (!doi) {
+      throw new ZoteusError('validation_error', `'${input.doi}' is not a DOI (10.<registrant>/<suffix>).`, {
+        field: 'doi',
+        hint: 'A DOI looks like 10.1038/nature12373 (doi: and https://doi.org/ prefixes are accepted).',
+      });
+    }
+    out = {
+      source: 'doi',
+      entries: [
+        { entry: input.doi.trim(), position: 0, identifier: { kind: 'doi', value: doi }, raw: input.doi },
+      ],
+    };
+  } else if (input.arxiv !== undefined) {
+    const id = parseArxiv(input.arxiv);
+    if (!id) {
+      throw new ZoteusError('validation_error', `'${input.arxiv}' is not an arXiv id.`, {
+        field: 'arxiv',
+        hint: 'An arXiv id looks like 2101.00001 (optionally v2) or hep-th/9901001; arXiv: and arxiv.org/abs/ forms are accepted.',
+      });
+    }
+    out = {
+      source: 'arxiv',
+      entries: [
+        {
+          entry: input.arxiv.trim(),
+          position: 0,
+          identifier: { kind: 'arxiv', value: id },
+          raw: input.arxiv,
+        },
+      ],
+    };
+  } else if (input.identifiers !== undefined) {
+    out = {
+      source: 'identifiers',
+      entries: input.identifiers.map((line, i) => identifierEntry(line.trim(), i)),
+    };
+  } else if (input.records !== undefined) {
+    const parsed = parseRecords(input.records, input.format ?? 'auto');
+    out = { source: 'file', format: parsed.format, entries: parsed.entries };
+  } else {
+    throw new ZoteusError(
+      'validation_error',
+      'Nothing to import: give a DOI, an arXiv id, identifiers or records.',
+      {
+        hint: 'zot add --doi D | --arxiv ID | --from-file FILE',
+      },
+    );
+  }
+  if (out.entries.length === 0) {
+    throw new ZoteusError(
+      'validation_error',
+      `No identifiers or records found in the input${out.format ? ` (read as ${out.format})` : ''}.`,
+      {
+        field: out.source === 'file' ? 'records' : 'identifiers',
+        hint: 'One identifier per line, or a BibTeX, RIS or CSL-JSON file (format may be given explicitly).',
+      },
+    );
+  }
+  if (out.entries.length > MAX_ENTRIES) {
+    throw new ZoteusError(
+      'validation_error',
+      `${out.entries.length} entries in one call is more than the ${MAX_ENTRIES} allowed.`,
+      {
+        field: out.source === 'file' ? 'records' : 'identifiers',
+        hint: `Split the input into files of at most ${MAX_ENTRIES} entries.`,
+      },
+    );
+  }
+  return out;
+}
+
+/** Entries back to text in their format: what a retry of only these entries reads. */
+export function serializeEntries(format: RecordFormat, entries: readonly ImportEntry[]): string {
+  if (format === 'csljson') return `[${entries.map((e) => e.raw).join(',\n')}]`;
+  if (format === 'identifiers') return entries.map((e) => e.raw).join('\n');
+  return entries.map((e) => e.raw).join('\n\n');
+}

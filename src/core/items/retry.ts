@@ -1,0 +1,80 @@
+/**
+ * Idempotent retries (agent-interface.md, "--idempotency-key"): from an earlier partial
+ * result, the input that retries only what failed, and the merge of the retry's result into
+ * the earlier one. Pure and light, so tool declarations can import them at load time.
+ */
+import type { FailedEntry } from '../zotero/index.js';
+import type { CreateOutput } from './create.js';
+import type { ImportInput, ImportOutput } from './import.js';
+import { entriesOf, serializeEntries } from './records.js';
+
+/** create: only the items that failed, in their original order (null when none did). */
+export function retryCreateInput<I extends { items: readonly unknown[] }>(
+  input: I,
+  previous: CreateOutput,
+): I | null {
+  const indexes = [...new Set(previous.failed.map((f) => f.index))].sort((a, b) => a - b);
+  if (indexes.length === 0) return null;
+  return { ...input, items: indexes.map((i) => input.items[i]) };
+}
+
+/** create: the retry's indexes put back at the original positions. */
+export function mergeCreate(previous: CreateOutput, retry: CreateOutput): CreateOutput {
+  const indexes = [...new Set(previous.failed.map((f) => f.index))].sort((a, b) => a - b);
+  const back = (i: number): number => indexes[i] ?? i;
+  const merged: CreateOutput = {
+    created: [...previous.created, ...retry.created.map((c) => ({ ...c, index: back(c.index) }))].sort(
+      (a, b) => a.index - b.index,
+    ),
+    failed: retry.failed.map((f) => ({ ...f, index: back(f.index) })),
+  };
+  const version = retry.libraryVersion ?? previous.libraryVersion;
+  if (version !== undefined) merged.libraryVersion = version;
+  return merged;
+}
+
+/** import: only the entries that failed, written back in the input's own format. */
+export function retryImportInput<I extends ImportInput>(input: I, previous: ImportOutput): I | null {
+  const failedEntries = new Set(previous.failed.map((f) => f.entry));
+  if (failedEntries.size === 0) return null;
+  if (input.records !== undefined) {
+    const { format, entries } = entriesOf(input);
+    const again = entries.filter((e) => failedEntries.has(e.entry));
+    if (again.length === 0 || format === undefined) return null;
+    return { ...input, format, records: serializeEntries(format, again) };
+  }
+  if (input.identifiers !== undefined) {
+    const again = input.identifiers.filter((line) => failedEntries.has(line.trim()));
+    return again.length ? { ...input, identifiers: again } : null;
+  }
+  return input;
+}
+
+/** import: what landed then and now, what still fails. */
+export function mergeImport(previous: ImportOutput, retry: ImportOutput): ImportOutput {
+  const merged: ImportOutput = {
+    succeeded: [...previous.succeeded, ...retry.succeeded],
+    unchanged: [...previous.unchanged, ...retry.unchanged],
+    failed: retry.failed,
+    total: previous.total,
+  };
+  const version = retry.libraryVersion ?? previous.libraryVersion;
+  if (version !== undefined) merged.libraryVersion = version;
+  return merged;
+}
+
+/** Keys of failed entries, first occurrence order. */
+export function failedKeys(failed: readonly FailedEntry[]): string[] {
+  return [...new Set(failed.map((f) => f.key).filter((k): k is string => typeof k === 'string'))];
+}
+
+/** Object batches by key (tags, trash, delete): the retry's failures back at the original indexes. */
+export function remapFailed(previous: readonly FailedEntry[], retry: readonly FailedEntry[]): FailedEntry[] {
+  const byKey = new Map(previous.filter((f) => f.key !== undefined).map((f) => [f.key as string, f.index]));
+  return retry.map((f) => ({ ...f, index: (f.key !== undefined ? byKey.get(f.key) : undefined) ?? f.index }));
+}
+
+/** Merges string-list fields (`updated`, `unchanged`, `deleted`) of two results without repeats. */
+export function mergeLists(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] {
+  return [...new Set([...(a ?? []), ...(b ?? [])])];
+}

@@ -1,0 +1,104 @@
+/** `zotero_create_items` / `zot create --json FILE|-`: new items from Web API JSON, schema-checked first. */
+import { z } from 'zod';
+import { mergeCreate, retryCreateInput } from '../../core/items/retry.js';
+import { localSchema } from '../../core/items/schema.js';
+import { checkedItems } from '../../core/items/validate.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams } from '../shared/params.js';
+import { failedList, libraryVersion, plural, quoted } from './shared.js';
+
+const MAX_ITEMS = 1000;
+
+export default defineTool({
+  name: 'zotero_create_items',
+  title: 'Create items',
+  summary:
+    "Create items from Zotero Web API JSON, validated against Zotero's schema before anything is written.",
+  description: [
+    'Writes new items to the Zotero cloud library (Web API). Use it when you already have the metadata as Zotero item JSON;',
+    'to add papers by DOI or arXiv id, or from a BibTeX/RIS/CSL-JSON file, use zotero_import, which looks the metadata up',
+    'and checks for duplicates. items: a list of objects in the Web API write shape, e.g.',
+    '{"itemType": "journalArticle", "title": "…", "creators": [{"creatorType": "author", "firstName": "Ada", "lastName": "Lovelace"}],',
+    '"date": "1843", "DOI": "10.1/x", "tags": [{"tag": "history"}], "collections": ["ABCD2345"]}; a note is',
+    '{"itemType": "note", "note": "<p>…</p>", "parentItem": "KEY"}. Every item is checked against Zotero’s schema first',
+    '(known itemType, fields of that type with their type-specific names such as bookTitle for a bookSection, valid creator',
+    'types, tag and collection shapes): one invalid item refuses the whole batch with validation_error, and error.failed',
+    'names every problem as {index, field, message}; nothing is written. Valid batches are written 50 items per request.',
+    'Result: created [{index, key, itemType, title}] in input order; failed lists items the server refused (e.g. a',
+    'collection that does not exist) while the others still landed; libraryVersion. Not idempotent: calling twice creates',
+    'two copies.',
+  ].join(' '),
+  tier: 'write',
+  openWorld: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['create'],
+      // The issue's spelling: `zot create --json FILE|-`. On this command `--json` takes the file; the
+      // output is JSON anyway (the surface decides the format from argv containing `--json`).
+      flags: { items: 'json' },
+      files: { items: 'json' },
+      summary: 'Create items from a JSON file (or - for stdin) of Zotero item objects, schema-checked first.',
+    },
+  ],
+  input: z
+    .object({
+      items: z
+        .array(z.record(z.string(), z.unknown()))
+        .min(1)
+        .max(MAX_ITEMS)
+        .describe(
+          `Items in the Zotero Web API JSON shape (as POSTed to /items), at most ${MAX_ITEMS}. A full API object ({key, version, data: {…}}) is accepted and its data used.`,
+        ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    created: z
+      .array(
+        z.object({
+          index: z.number().int().describe('Position in the input.'),
+          key: z.string().describe('Key of the new item.'),
+          itemType: z.string(),
+          title: z.string().optional(),
+        }),
+      )
+      .describe('Items created, in input order.'),
+    failed: failedList,
+    libraryVersion,
+  }),
+  summarize: (out) =>
+    `Created ${plural(out.created.length, 'item')}${out.failed.length ? `; ${out.failed.length} refused` : ''}.`,
+  next: (out) => {
+    const first = out.created[0];
+    if (!first) return [];
+    return [
+      `zot note add ${first.key} <text>`,
+      `zot tag add <tag> ${out.created
+        .slice(0, 10)
+        .map((c) => quoted(c.key))
+        .join(' ')}`,
+    ];
+  },
+  plan(input, deps) {
+    const schema = localSchema(deps.config);
+    const items = checkedItems(schema, input.items);
+    const types: Record<string, number> = {};
+    for (const item of items) types[String(item.itemType)] = (types[String(item.itemType)] ?? 0) + 1;
+    return {
+      items: items.length,
+      itemTypes: types,
+      write_requests: Math.ceil(items.length / 50),
+      schema_version: schema.version,
+    };
+  },
+  retryFailed: {
+    input: (input, previous) => retryCreateInput(input, previous),
+    merge: (previous, retry) => mergeCreate(previous, retry),
+  },
+  async run(input, deps) {
+    const { createItems } = await import('../../core/items/create.js');
+    return createItems(deps, input, localSchema(deps.config));
+  },
+});

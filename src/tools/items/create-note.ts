@@ -1,0 +1,67 @@
+/** `zotero_create_note` / `zot note add KEY TEXT | --file F`: a child note from plain text or HTML. */
+import { z } from 'zod';
+import { noteHtml } from '../../core/items/html.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, zoteroKey } from '../shared/params.js';
+
+export default defineTool({
+  name: 'zotero_create_note',
+  title: 'Add a note to an item',
+  summary: 'Add a child note to an item, from plain text (escaped) or HTML.',
+  description: [
+    'Writes to the Zotero cloud library (Web API): creates one child note under an item. text is plain text: every',
+    'character is escaped (nothing in it can become markup), blank lines separate paragraphs, line breaks are kept. html',
+    'is stored as given (Zotero note HTML: <p>, <h1>, <ul>, <a href>, <strong>, …); an html value without any tag is',
+    'treated as text. Give one of them. tags are added to the note. Not idempotent: calling twice adds two notes, so list',
+    'the notes first (zotero_list_notes) when unsure. Result: key of the new note, parent_item, title (its first line),',
+    'chars (length of the stored HTML), libraryVersion.',
+  ].join(' '),
+  tier: 'write',
+  openWorld: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['note', 'add'],
+      args: ['item_key', 'text'],
+      flags: { html: 'file', tags: 'tag' },
+      files: { html: 'text' },
+      summary:
+        'Add a child note: `zot note add KEY TEXT` (plain text) or `--file F|-` (HTML, or text without tags).',
+    },
+  ],
+  input: z
+    .object({
+      item_key: zoteroKey('item_key').describe('Key of the parent item, e.g. "ABCD2345".'),
+      text: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('The note as plain text (escaped; blank lines make paragraphs).'),
+      html: z.string().min(1).optional().describe('The note as HTML, stored as given.'),
+      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags for the note.'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    key: z.string().describe('Key of the new note.'),
+    parent_item: z.string(),
+    title: z.string().describe('The note’s first line.'),
+    chars: z.number().int().describe('Length of the stored HTML.'),
+    libraryVersion: z.number().int().optional(),
+  }),
+  summarize: (out) => `Added note ${out.key} under ${out.parent_item}: ${out.title}`,
+  next: (out) => [`zot note ${out.parent_item}`],
+  plan(input) {
+    const html = noteHtml(input);
+    return {
+      parent_item: input.item_key,
+      html: html.length > 500 ? `${html.slice(0, 500)}…` : html,
+      chars: html.length,
+    };
+  },
+  async run(input, deps) {
+    const { createNote } = await import('../../core/items/notes.js');
+    return createNote(deps, input);
+  },
+});

@@ -1,0 +1,103 @@
+/** `zotero_delete_items` / `zot delete KEY…`: permanent deletion, only with ZOTEUS_ALLOW_DELETE=true. */
+import { z } from 'zod';
+import { deleteDisabled } from '../../core/items/common.js';
+import { mergeLists, remapFailed } from '../../core/items/retry.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams } from '../shared/params.js';
+import { failedList, itemKeys, libraryVersion, plural } from './shared.js';
+
+export default defineTool({
+  name: 'zotero_delete_items',
+  title: 'Delete items permanently',
+  summary:
+    'Delete items permanently, with their child notes and attachments (needs ZOTEUS_ALLOW_DELETE=true).',
+  description: [
+    'DESTRUCTIVE and irreversible: deletes items from the Zotero cloud library (Web API) for good, and with each parent',
+    'item its child notes and attachments. Prefer zotero_trash_items, which is reversible; use this only when the user',
+    'asked for permanent deletion. Available only when the server runs with ZOTEUS_ALLOW_DELETE=true (otherwise it',
+    'answers permission_denied and deletes nothing). When a bulk-write threshold is set (ZOTEUS_CONFIRM_BULK_WRITES),',
+    'deleting more items than that needs confirm: true. The library must not change between reading the items and',
+    'deleting them: if it does, nothing is deleted and the call is a retryable conflict. Result: deleted (the given keys',
+    'that were deleted), children (child notes and attachments deleted with them: key, parentItem, itemType), failed per',
+    'key ({index, key, code: 404, …} for a key that names nothing; the others were still deleted), libraryVersion.',
+  ].join(' '),
+  tier: 'destructive',
+  openWorld: true,
+  idempotent: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['delete'],
+      args: ['item_keys'],
+      summary: 'Delete items permanently, children included (ZOTEUS_ALLOW_DELETE=true).',
+    },
+  ],
+  input: z
+    .object({
+      item_keys: itemKeys('Items to delete permanently'),
+      confirm: z
+        .boolean()
+        .optional()
+        .describe(
+          'Required when deleting more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
+        ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    deleted: z.array(z.string()).describe('The given item keys that were deleted.'),
+    children: z
+      .array(z.object({ key: z.string(), parentItem: z.string(), itemType: z.string() }))
+      .describe('Child notes and attachments that were deleted with their parent.'),
+    failed: failedList,
+    libraryVersion,
+  }),
+  // Listed over MCP only where permanent deletion is allowed; refused in run/plan otherwise.
+  enabled: (config) => config.allowDelete,
+  summarize: (out) =>
+    `Deleted ${plural(out.deleted.length, 'item')} permanently${out.children.length ? `, with ${plural(out.children.length, 'child item')} (notes, attachments)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`,
+  plan(input, deps) {
+    if (!deps.config.allowDelete) throw deleteDisabled({ surface: 'cli' });
+    const keys = [...new Set(input.item_keys)];
+    const threshold = deps.config.confirmBulkWrites;
+    // A needed confirmation is shown, not refused: the dry run is where one learns of it.
+    return {
+      item_keys: keys,
+      permanent: true,
+      children: 'each item’s child notes and attachments are deleted with it',
+      ...(threshold > 0 && keys.length > threshold && !input.confirm
+        ? { confirmation_needed: `more than ${threshold} items (ZOTEUS_CONFIRM_BULK_WRITES): pass --confirm` }
+        : {}),
+    };
+  },
+  retryFailed: {
+    input: (input, previous) => {
+      // A key that named nothing (404) will not exist on a retry either.
+      const keys = [
+        ...new Set(
+          previous.failed
+            .filter((f) => f.code !== 404)
+            .map((f) => f.key)
+            .filter((k): k is string => typeof k === 'string'),
+        ),
+      ];
+      return keys.length ? { ...input, item_keys: keys } : null;
+    },
+    merge: (previous, retry) => ({
+      deleted: mergeLists(previous.deleted, retry.deleted),
+      children: [...previous.children, ...retry.children],
+      failed: [
+        ...previous.failed.filter((f) => f.code === 404),
+        ...remapFailed(previous.failed, retry.failed),
+      ].sort((a, b) => a.index - b.index),
+      ...((retry.libraryVersion ?? previous.libraryVersion) !== undefined
+        ? { libraryVersion: retry.libraryVersion ?? previous.libraryVersion }
+        : {}),
+    }),
+  },
+  async run(input, deps) {
+    const { deleteItems } = await import('../../core/items/trash.js');
+    return deleteItems(deps, input);
+  },
+});

@@ -1,0 +1,183 @@
+/** `zotero_manage_tags` / `zot tag add|remove TAG KEY…`, `zot tag rename OLD NEW`, `zot tag delete TAG…`. */
+import { z } from 'zod';
+import { mergeLists, remapFailed } from '../../core/items/retry.js';
+import { checkTagsInput, TAG_ACTIONS, tagsToDelete } from '../../core/items/tag-input.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams } from '../shared/params.js';
+import { failedList, itemKeys, libraryVersion, plural, quoted, SUGGESTION_KEYS } from './shared.js';
+
+const tagName = z.string().min(1).max(255);
+const ITEM_OMIT = ['new_name', 'tags'];
+
+export default defineTool({
+  name: 'zotero_manage_tags',
+  title: 'Manage tags',
+  summary:
+    'Add a tag to items or remove it, rename a tag across the library, or delete tags from the library.',
+  description: [
+    'Writes to the Zotero cloud library (Web API); action "delete" is destructive. Set action to: "add" (tag + item_keys:',
+    'put the tag on those items), "remove" (tag + item_keys: take it off them), "rename" (tag + new_name: rename it on every',
+    'item of the library that has it, keeping its manual/automatic type; an item that already has new_name just loses the',
+    'old one), "delete" (tags: remove these tags from every item of the library; a tag no item has is listed in unchanged).',
+    'add/remove read and write items 50 at a time (about 2 requests per 50 items); items already in the wanted state are',
+    'listed in unchanged and cost no write. When the server sets a bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES, off by',
+    'default), removing a tag from more items than that, or deleting tags that more items carry, needs confirm: true. Tag',
+    'names are case-sensitive. Result: updated (item keys changed), unchanged, failed per item ({index, key, code, message,',
+    'reason}: the others still landed), deleted and itemsAffected for "delete", libraryVersion.',
+  ].join(' '),
+  tier: 'destructive',
+  openWorld: true,
+  idempotent: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['tag', 'add'],
+      args: ['tag', 'item_keys'],
+      preset: { action: 'add' },
+      omit: [...ITEM_OMIT, 'confirm'],
+      tier: 'write',
+      summary: 'Add a tag to items: zot tag add TAG KEY…',
+    },
+    {
+      path: ['tag', 'remove'],
+      args: ['tag', 'item_keys'],
+      preset: { action: 'remove' },
+      omit: ITEM_OMIT,
+      tier: 'write',
+      summary: 'Remove a tag from items: zot tag remove TAG KEY… (bulk threshold: --confirm).',
+    },
+    {
+      path: ['tag', 'rename'],
+      args: ['tag', 'new_name'],
+      preset: { action: 'rename' },
+      omit: ['item_keys', 'tags', 'confirm'],
+      tier: 'write',
+      summary: 'Rename a tag on every item of the library: zot tag rename OLD NEW',
+    },
+    {
+      path: ['tag', 'delete'],
+      args: ['tags'],
+      preset: { action: 'delete' },
+      omit: ['tag', 'item_keys', 'new_name'],
+      tier: 'destructive',
+      summary: 'Delete tags from every item of the library: zot tag delete TAG…',
+    },
+  ],
+  input: z
+    .object({
+      action: z
+        .enum(TAG_ACTIONS)
+        .describe(
+          '"add" / "remove" need tag + item_keys; "rename" needs tag + new_name; "delete" needs tags.',
+        ),
+      tag: tagName.optional().describe('The tag to add, remove or rename (exact, case-sensitive).'),
+      item_keys: itemKeys('Items to add the tag to or remove it from').optional(),
+      new_name: tagName.optional().describe('The new name (rename).'),
+      tags: z
+        .array(tagName)
+        .min(1)
+        .max(500)
+        .optional()
+        .describe('Tags to delete from the whole library (delete).'),
+      confirm: z
+        .boolean()
+        .optional()
+        .describe(
+          'Required when removing or deleting more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
+        ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    action: z.enum(TAG_ACTIONS),
+    updated: z
+      .array(z.string())
+      .optional()
+      .describe('add/remove/rename: keys of the items this call changed.'),
+    unchanged: z
+      .array(z.string())
+      .optional()
+      .describe('add/remove/rename: item keys already in the wanted state; delete: tags no item had.'),
+    deleted: z.array(z.string()).optional().describe('delete: the tags deleted from the library.'),
+    itemsAffected: z.number().int().optional().describe('delete: items that carried a deleted tag.'),
+    failed: failedList,
+    libraryVersion,
+  }),
+  summarize: (out) => {
+    if (out.action === 'delete') {
+      return `Deleted ${plural(out.deleted?.length ?? 0, 'tag')} from ${plural(out.itemsAffected ?? 0, 'item')}${out.unchanged?.length ? `; ${out.unchanged.length} not in the library` : ''}.`;
+    }
+    const verb =
+      out.action === 'add' ? 'Tagged' : out.action === 'remove' ? 'Untagged' : 'Renamed the tag on';
+    return `${verb} ${plural(out.updated?.length ?? 0, 'item')}${out.unchanged?.length ? ` (${out.unchanged.length} already so)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`;
+  },
+  next: (out, input) => {
+    const keys = out.updated ?? [];
+    if (keys.length === 0 || keys.length > SUGGESTION_KEYS || input.tag === undefined) return [];
+    const list = keys.map(quoted).join(' ');
+    if (out.action === 'add') return [`zot tag remove ${quoted(input.tag)} ${list}`];
+    if (out.action === 'remove') return [`zot tag add ${quoted(input.tag)} ${list}`];
+    if (out.action === 'rename' && input.new_name !== undefined)
+      return [`zot tag rename ${quoted(input.new_name)} ${quoted(input.tag)}`];
+    return [];
+  },
+  plan(input, deps) {
+    // The plan shows whether confirmation will be needed instead of refusing for it.
+    checkTagsInput({ config: { ...deps.config, confirmBulkWrites: 0 }, surface: 'cli' }, input);
+    switch (input.action) {
+      case 'add':
+      case 'remove': {
+        const items = new Set(input.item_keys ?? []).size;
+        const threshold = deps.config.confirmBulkWrites;
+        return {
+          action: input.action,
+          tag: input.tag,
+          items,
+          requests: `at most ${2 * Math.ceil(items / 50)} (items read and written 50 at a time)`,
+          ...(input.action === 'remove' && threshold > 0 && items > threshold && !input.confirm
+            ? {
+                confirmation_needed: `more than ${threshold} items (ZOTEUS_CONFIRM_BULK_WRITES): pass --confirm`,
+              }
+            : {}),
+        };
+      }
+      case 'rename':
+        return {
+          action: 'rename',
+          tag: input.tag,
+          new_name: input.new_name,
+          scope: 'every item of the library that has the tag',
+        };
+      case 'delete':
+        return { action: 'delete', tags: tagsToDelete(input), scope: 'every item of the library' };
+    }
+  },
+  retryFailed: {
+    input: (input, previous) => {
+      const keys = [
+        ...new Set(previous.failed.map((f) => f.key).filter((k): k is string => typeof k === 'string')),
+      ];
+      if (keys.length === 0) return null;
+      if (input.action === 'delete') return { ...input, tags: keys, tag: undefined };
+      if (input.action === 'rename') return input;
+      return { ...input, item_keys: keys };
+    },
+    merge: (previous, retry) => ({
+      ...retry,
+      updated: retry.updated || previous.updated ? mergeLists(previous.updated, retry.updated) : undefined,
+      unchanged:
+        retry.unchanged || previous.unchanged ? mergeLists(previous.unchanged, retry.unchanged) : undefined,
+      deleted: retry.deleted || previous.deleted ? mergeLists(previous.deleted, retry.deleted) : undefined,
+      ...(previous.itemsAffected !== undefined || retry.itemsAffected !== undefined
+        ? { itemsAffected: (previous.itemsAffected ?? 0) + (retry.itemsAffected ?? 0) }
+        : {}),
+      failed: remapFailed(previous.failed, retry.failed),
+      libraryVersion: retry.libraryVersion ?? previous.libraryVersion,
+    }),
+  },
+  async run(input, deps) {
+    const { manageTags } = await import('../../core/items/tags.js');
+    return manageTags(deps, input);
+  },
+});

@@ -1,0 +1,108 @@
+/** `zotero_update_item` / `zot update KEY --field name=value … [--title T] [--date D]`. */
+import { z } from 'zod';
+import { localSchema } from '../../core/items/schema.js';
+import { checkFieldNames, requestedChanges } from '../../core/items/fields.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, zoteroKey } from '../shared/params.js';
+import { plural } from './shared.js';
+
+export default defineTool({
+  name: 'zotero_update_item',
+  title: 'Update an item',
+  summary: 'Change fields of one item (title, date, any Zotero field), safely against concurrent edits.',
+  description: [
+    'Writes to the Zotero cloud library (Web API): changes text fields of one item, sending only the fields that differ,',
+    'under the item’s version. Give the new values in fields (e.g. {"volume": "12", "pages": "1-10"}; an empty string',
+    'clears a field), and/or title and date. A base field name is mapped to the item type’s own field (title is caseName',
+    'for a case, publicationTitle is bookTitle for a book section). Tags, collections and trash have their own tools',
+    '(zotero_manage_tags, zotero_manage_collections, zotero_trash_items). dry_run: true reads the live item and returns',
+    'the field-by-field changes (from → to) without writing. If someone else changes the item meanwhile, the update is',
+    're-applied to their version when they touched other fields; when they changed a field you are changing, nothing is',
+    'written and the call fails with conflict naming the fields (their value and yours), so read the item and decide.',
+    'Result: key, itemType, changes [{field, from, to}], unchanged (fields that already had the value), version and',
+    'libraryVersion after the write, reapplied (rounds after a concurrent edit).',
+  ].join(' '),
+  tier: 'write',
+  openWorld: true,
+  idempotent: true,
+  needsKey: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['update'],
+      args: ['item_key'],
+      omit: ['fields', 'dry_run'],
+      summary: 'Change fields of an item: --field name=value (repeatable), --title, --date.',
+    },
+  ],
+  input: z
+    .object({
+      item_key: zoteroKey('item_key').describe('Key of the item to change, e.g. "ABCD2345".'),
+      fields: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('New values by field name, e.g. {"date": "2021-03", "DOI": "10.1/x"}; "" clears a field.'),
+      field: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'New values as name=value strings (the CLI’s repeatable --field), e.g. ["volume=12"]. Same as fields.',
+        ),
+      title: z
+        .string()
+        .optional()
+        .describe('New title (the type’s title field: caseName for a case, subject for an email, …).'),
+      date: z
+        .string()
+        .optional()
+        .describe('New date, as Zotero stores it (e.g. "2021-03-15", "March 2021", "2021").'),
+      dry_run: z
+        .boolean()
+        .optional()
+        .describe('Read the item and return the changes it would make, without writing (default false).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    key: z.string(),
+    itemType: z.string(),
+    changes: z
+      .array(z.object({ field: z.string(), from: z.string(), to: z.string() }))
+      .describe(
+        'Each changed field with its old and new value ("" when empty): written, or with dry_run to be written.',
+      ),
+    unchanged: z
+      .array(z.string())
+      .describe('Fields that already had the requested value; nothing was sent for them.'),
+    dry_run: z.boolean().describe('True when nothing was written because dry_run was asked.'),
+    version: z
+      .number()
+      .int()
+      .describe('The item’s version after the write (its current version when nothing was written).'),
+    libraryVersion: z.number().int().optional().describe("The library's version after the write."),
+    reapplied: z
+      .number()
+      .int()
+      .describe(
+        'How many times the change was re-applied after someone else wrote other fields of the item.',
+      ),
+  }),
+  summarize: (out) =>
+    out.dry_run
+      ? `Would change ${plural(out.changes.length, 'field')} of ${out.key}: ${out.changes.map((c) => c.field).join(', ') || 'none'}.`
+      : `Changed ${plural(out.changes.length, 'field')} of ${out.key}${out.changes.length ? `: ${out.changes.map((c) => c.field).join(', ')}` : ''}.`,
+  next: (out) => [`zot note ${out.key}`],
+  plan(input, deps) {
+    const set = requestedChanges(input);
+    checkFieldNames(localSchema(deps.config), set.keys());
+    return {
+      item_key: input.item_key,
+      set: Object.fromEntries(set),
+      note: "Names are mapped to the item type's own fields when the item is read (title is caseName for a case).",
+    };
+  },
+  async run(input, deps) {
+    const { updateItem } = await import('../../core/items/update.js');
+    return updateItem(deps, input, localSchema(deps.config));
+  },
+});

@@ -40,6 +40,8 @@ export interface SchemaJson {
     fields: Array<{ field: string; baseField?: string }>;
     creatorTypes: Array<{ creatorType: string; primary?: boolean }>;
   }>;
+  /** Field metadata (`{ date: { type: 'date' } }`). */
+  meta?: { fields?: Record<string, { type?: string }> };
   csl?: {
     types?: Record<string, string[]>;
     fields?: { text?: Record<string, string[]>; date?: Record<string, string> };

@@ -1,0 +1,64 @@
+/**
+ * The Library port (architecture.md): what read tools use, whatever backend answers.
+ * Every backend (the Web API, the desktop's local API, zotero.sqlite) returns objects in
+ * the Web API's JSON shape, so an agent sees one format. The router (router.ts) picks the
+ * backend per library and says why.
+ */
+import type { LibraryType } from '../config.js';
+import type { TagEntry, WebApiCollection, WebApiItem } from '../local/sqlite/types.js';
+
+export type { TagEntry, WebApiCollection, WebApiItem };
+
+export type BackendName = 'web' | 'localApi' | 'sqlite';
+
+/** Filters and paging of an item listing or search (the Web API's parameters). */
+export interface ItemQuery {
+  /** Words, all of which must match (see zotero_search_items). */
+  q?: string | undefined;
+  qmode?: 'titleCreatorYear' | 'everything' | undefined;
+  /** `a || b` for or, a leading `-` for not; several entries are and-ed. */
+  itemType?: string | readonly string[] | undefined;
+  tag?: string | readonly string[] | undefined;
+  collectionKey?: string | undefined;
+  /** Top-level items only (no child notes, attachments, annotations). */
+  top?: boolean | undefined;
+  /** Only objects changed after this library version. */
+  since?: number | undefined;
+  includeTrashed?: boolean | undefined;
+  sort?: string | undefined;
+  direction?: 'asc' | 'desc' | undefined;
+  start?: number | undefined;
+  limit?: number | undefined;
+  keys?: readonly string[] | undefined;
+}
+
+export interface CollectionListing {
+  collections: WebApiCollection[];
+  /** Collections in the library (may exceed `collections.length` when the read was capped). */
+  totalResults: number;
+  complete: boolean;
+  /** Why the listing is incomplete, in words for the agent. */
+  message?: string | undefined;
+  libraryVersion: number | undefined;
+}
+
+/** One library, read through one backend. */
+export interface LibraryReader {
+  readonly backend: BackendName;
+  /** The library as the Web API names it (`users/123`, `groups/456`; the desktop's own user library is `users/0` until a key says its id). */
+  readonly library: { type: LibraryType; id: number };
+  /** Every collection (capped at ZOTEUS_MAX_COLLECTIONS). */
+  collections(options?: { includeTrashed?: boolean }): Promise<CollectionListing>;
+  items(query: ItemQuery): Promise<{ items: WebApiItem[]; totalResults: number }>;
+  /** One item by key (trashed ones too, with `data.deleted: 1`), or undefined. */
+  item(key: string): Promise<WebApiItem | undefined>;
+  children(key: string): Promise<WebApiItem[]>;
+  tags(options?: { includeTrashed?: boolean }): Promise<TagEntry[]>;
+  libraryVersion(): Promise<number | undefined>;
+}
+
+/** Which backend serves a library's reads, and why (reported by zotero_whoami). */
+export interface Route {
+  backend: BackendName;
+  reason: string;
+}

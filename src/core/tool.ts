@@ -30,6 +30,12 @@ export interface CliCommand {
    * parsed as JSON (`--rows FILE|-`) or taken as text.
    */
   files?: Record<string, 'json' | 'text'>;
+  /**
+   * Another spelling of this command under a sibling's path, chosen by a flag: with
+   * `{ path: ['note'], flags: { add: 'text', file: 'html' } }`, `zot note KEY --add TEXT` runs
+   * this command (`zot note add KEY TEXT`) with `--add` filling `text`.
+   */
+  via?: { path: readonly string[]; flags: Record<string, string> };
 }
 
 export interface ProgressEvent {

@@ -114,7 +114,13 @@ function convert(param: Param, raw: string, flag: string): unknown {
 }
 
 export function parseCommandLine(root: CommandNode, argv: readonly string[]): Parsed {
-  const { node, rest, unknownWord } = splitPath(root, argv);
+  const split = splitPath(root, argv);
+  const { rest, unknownWord } = split;
+  // Another command spelled under this path, chosen by a flag (`zot note KEY --add TEXT`).
+  const variant = split.node.variants?.find((v) =>
+    rest.some((token) => v.triggers.some((t) => token === t || token.startsWith(`${t}=`))),
+  );
+  const node = variant?.node ?? split.node;
   if (unknownWord !== undefined) {
     const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
     const known = [...node.children.keys()].sort().join(', ');

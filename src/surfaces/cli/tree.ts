@@ -23,6 +23,8 @@ export interface CommandNode {
   writesFilesOnly: boolean;
   /** Help line of a group node (`zot collection`). */
   group?: boolean;
+  /** Other commands spelled under this node's path, chosen by a flag (CliCommand.via). */
+  variants?: Array<{ triggers: string[]; node: CommandNode }>;
 }
 
 const opt = (name: string, type: Param['type'], help: string, extra: Partial<Param> = {}): Param => ({
@@ -200,6 +202,9 @@ export function buildTree(tools: readonly AnyTool[]): CommandNode {
       });
     }
   }
+  for (const tool of tools) {
+    for (const command of tool.cli) if (command.via) addVariant(root, tool, command);
+  }
   for (const builtin of BUILTINS) {
     const { id, ...rest } = builtin;
     const params = rest.tier === 'write' ? [...rest.params, MUTATING_FLAGS[0] as Param] : rest.params;
@@ -213,6 +218,25 @@ export function buildTree(tools: readonly AnyTool[]): CommandNode {
     });
   }
   return root;
+}
+
+/** Registers `command.via`: its flags, present after the `via.path` words, select the command. */
+function addVariant(root: CommandNode, tool: AnyTool, command: CliCommand): void {
+  const via = command.via as NonNullable<CliCommand['via']>;
+  const { node: own } = findNode(root, command.path);
+  const { node: host, used } = findNode(root, via.path);
+  if (used !== via.path.length || !host.target) {
+    throw new Error(`${tool.name}: via path \`zot ${via.path.join(' ')}\` is not a command`);
+  }
+  const fields = new Map(Object.entries(via.flags).map(([flag, field]) => [field, flag]));
+  const params = own.params.flatMap((p): Param[] => {
+    const flag = fields.get(p.name);
+    if (flag === undefined) return [p];
+    const { variadic: _variadic, ...rest } = p;
+    return [{ ...rest, kind: 'option', flags: [`--${flag}`], required: false }];
+  });
+  const triggers = Object.keys(via.flags).map((flag) => `--${flag}`);
+  host.variants = [...(host.variants ?? []), { triggers, node: { ...own, params } }];
 }
 
 /** Longest prefix of `words` that names a node; returns the node and how many words it used. */

@@ -26,6 +26,8 @@ export default defineTool({
       args: ['item_key', 'text'],
       flags: { html: 'file', tags: 'tag' },
       files: { html: 'text' },
+      // The synopsis' spelling, `zot note KEY --add TEXT | --file F`, runs this command too.
+      via: { path: ['note'], flags: { add: 'text', file: 'html' } },
       summary:
         'Add a child note: `zot note add KEY TEXT` (plain text) or `--file F|-` (HTML, or text without tags).',
     },

@@ -42,6 +42,14 @@ describe('zot note add', () => {
     expect(r.stderr).toContain('SYNC_REMINDER');
   });
 
+  it('the synopsis spelling `zot note KEY --add TEXT` creates the note too', async () => {
+    const r = await w.zot(['note', parent, '--add', 'Spelled the other way']);
+    expect(r.code).toBe(0);
+    expect(envelope(r).data).toMatchObject({ parent_item: parent, title: 'Spelled the other way' });
+    expect(notes()).toHaveLength(1);
+    expect(notes()[0]?.note).toBe('<p>Spelled the other way</p>');
+  });
+
   it('--file F stores HTML as given; a file without tags is text; - reads stdin', async () => {
     const html = join(w.world.box.dir, 'note.html');
     writeFileSync(html, '<h1>Summary</h1><p>Key <strong>finding</strong></p>');

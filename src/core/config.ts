@@ -94,6 +94,11 @@ export const ENV_VARS = [
     help: "Zoteus' own data (indexes, saved files on a shared deployment).",
   },
   { name: 'ZOTEUS_LOCAL', default: 'auto', help: 'Use the desktop app data: auto, on or off.' },
+  {
+    name: 'ZOTEUS_LOCAL_API_URL',
+    default: 'http://127.0.0.1:23119/api',
+    help: "The desktop app's local API.",
+  },
   { name: 'ZOTEUS_READ_ONLY', default: 'false', help: 'Expose and accept only read tools.' },
   {
     name: 'ZOTEUS_CONFIRM_BULK_WRITES',

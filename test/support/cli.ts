@@ -44,6 +44,8 @@ export function sandbox(): { dir: string; env: Record<string, string>; cleanup()
     // Nothing listens on port 9: a test that forgets to point at its test server fails
     // with a network_error instead of reaching the internet.
     ZOTERO_API_URL: 'http://127.0.0.1:9',
+    // Nor may a developer's running Zotero answer a test's reads.
+    ZOTEUS_LOCAL_API_URL: 'http://127.0.0.1:9/api',
   };
   return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

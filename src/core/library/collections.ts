@@ -9,7 +9,7 @@ import type { Deps } from '../tool.js';
 import type { FailedEntry } from '../zotero/index.js';
 import type { LibraryArgs } from './address.js';
 import type { CollectionAction } from './collections/constants.js';
-import { listCollections, readCollections, type CollectionRow } from './collections/list.js';
+import { listCollections, readCollectionRows, type CollectionRow } from './collections/list.js';
 import { changeMembership } from './collections/membership.js';
 import {
   createCollection,
@@ -150,12 +150,13 @@ export async function collectionsResource(deps: Deps): Promise<{
   read?: number;
   message?: string;
 }> {
-  const { lib, rows, listing, message } = await readCollections(deps, {}, { access: 'read' });
+  // Through the router: the desktop's copy when it serves the default library, else the Web API.
+  const { route, rows, complete, message } = await readCollectionRows(deps, {});
   return {
-    library: lib.prefix,
+    library: route.library,
     collections: rows,
     totalResults: rows.length,
-    complete: listing.complete,
+    complete,
     ...(message !== undefined ? { read: rows.length, message } : {}),
   };
 }

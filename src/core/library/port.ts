@@ -6,6 +6,7 @@
  */
 import type { LibraryType } from '../config.js';
 import type { TagEntry, WebApiCollection, WebApiItem } from '../local/sqlite/types.js';
+import type { IncompleteReason } from '../zotero/types.js';
 
 export type { TagEntry, WebApiCollection, WebApiItem };
 
@@ -25,6 +26,8 @@ export interface ItemQuery {
   /** Only objects changed after this library version. */
   since?: number | undefined;
   includeTrashed?: boolean | undefined;
+  /** Only items in the trash (the Web API's `items/trash`). */
+  onlyTrashed?: boolean | undefined;
   sort?: string | undefined;
   direction?: 'asc' | 'desc' | undefined;
   start?: number | undefined;
@@ -39,6 +42,8 @@ export interface CollectionListing {
   complete: boolean;
   /** Why the listing is incomplete, in words for the agent. */
   message?: string | undefined;
+  /** Why the listing is incomplete, as a code: the cap (ZOTEUS_MAX_COLLECTIONS) or a deviating server. */
+  reason?: IncompleteReason | undefined;
   libraryVersion: number | undefined;
 }
 

@@ -17,6 +17,7 @@ import {
   type LibraryRef,
 } from './address.js';
 import { authMissing, checkKey, webClient } from './keys.js';
+import { noteWrite } from './recent-writes.js';
 
 export type Access = 'read' | 'write';
 
@@ -139,13 +140,46 @@ export async function openWebLibrary(
   if (!grant.read || (options.access === 'write' && !grant.write)) {
     throw refused(deps, resolved, grant);
   }
+  const prefix = libraryPrefix(resolved);
+  const client = await webClient(deps);
   return {
-    client: await webClient(deps),
-    prefix: libraryPrefix(resolved),
+    client: options.access === 'write' ? recordingWrites(client, deps, prefix) : client,
+    prefix,
     ref: { type: resolved.type, id: resolved.id, source: resolved.source },
     keyInfo,
     grant,
   };
+}
+
+/**
+ * The client a writer gets: every write that lands records the library version it produced
+ * (recent-writes.ts), so later reads of that library stay on the Web API until the desktop's
+ * copy has caught up. One place for every write path, rather than a call at each.
+ */
+function recordingWrites(client: ZoteroClient, deps: Deps, prefix: string): ZoteroClient {
+  const note = async <T extends { libraryVersion?: number | undefined }>(result: T): Promise<T> => {
+    if (result.libraryVersion !== undefined) await noteWrite(deps, prefix, result.libraryVersion);
+    return result;
+  };
+  const writer: Partial<ZoteroClient> = {
+    writeBatch: (async (...args: Parameters<ZoteroClient['writeBatch']>) =>
+      note(await client.writeBatch(...args))) as ZoteroClient['writeBatch'],
+    deleteBatch: (...args) => client.deleteBatch(...args).then(note),
+    patch: (...args) =>
+      client.patch(...args).then(async (r) => {
+        if (r.version !== undefined) await noteWrite(deps, prefix, r.version);
+        return r;
+      }),
+    request: (async (method: string, path: string, options?: Parameters<ZoteroClient['request']>[2]) => {
+      const response = await client.request(method, path, options);
+      if (method !== 'GET' && response.lastModifiedVersion !== undefined && path.includes(prefix)) {
+        await noteWrite(deps, prefix, response.lastModifiedVersion);
+      }
+      return response;
+    }) as ZoteroClient['request'],
+  };
+  // Everything else (listAll, getByKeys, the cache…) is the shared client's own.
+  return Object.assign(Object.create(client) as ZoteroClient, writer);
 }
 
 /**

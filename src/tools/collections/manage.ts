@@ -279,7 +279,9 @@ export default defineTool({
   openWorld: true,
   idempotent: false,
   // A bulk removal that is not confirmed is refused before credentials are looked at.
-  needsKey: (i) => !(i.action === 'remove_items' && i.confirm !== true),
+  // "list" may be served by the desktop without a key; an unconfirmed bulk removal is refused
+  // (confirmation_required) before credentials are asked for.
+  needsKey: (i) => i.action !== 'list' && !(i.action === 'remove_items' && i.confirm !== true),
   since: '0.1.0',
   cli: [
     {

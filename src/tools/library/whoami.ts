@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeLibrary, libraryPrefix, resolveLibrary } from '../../core/library/address.js';
-import { defineTool } from '../../core/tool.js';
+import { defineTool, type Deps } from '../../core/tool.js';
 
 const backend = z.object({
   configured: z.boolean().describe('Whether this backend is set up to be used.'),
@@ -13,6 +13,43 @@ const backend = z.object({
     .object({ code: z.string(), message: z.string() })
     .optional()
     .describe('Why the check failed (for the Web API: the server refused the key, or could not be reached).'),
+});
+
+const localApiBackend = backend.extend({
+  url: z.string().describe('Where the local API was looked for (ZOTEUS_LOCAL_API_URL).'),
+  state: z
+    .enum(['enabled', 'disabled', 'not_running', 'unsupported', 'error'])
+    .optional()
+    .describe(
+      'enabled: it answers; disabled: Zotero runs with its local API off (see hint); not_running: nothing answers; unsupported: Zotero 6 or older.',
+    ),
+  hint: z.string().optional().describe('How to make it available.'),
+});
+
+const sqliteBackend = backend.extend({
+  path: z.string().nullable().describe('The zotero.sqlite found, or the data directory looked in.'),
+  schemaVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Its userdata schema version (Zotero 7: 123 … 10: 129).'),
+  mode: z
+    .enum(['direct', 'snapshot'])
+    .nullable()
+    .describe('direct: read in place; snapshot: a private copy, because Zotero holds the database.'),
+});
+
+const libraryRoute = z.object({
+  library: z
+    .string()
+    .describe('users/<id> (users/0: the desktop’s own library, account unknown) or groups/<id>.'),
+  name: z.string(),
+  backend: z
+    .enum(['web', 'localApi', 'sqlite'])
+    .nullable()
+    .describe('Which backend serves reads of this library now; null when none can (see reason).'),
+  reason: z.string().describe('Why that backend (or why none).'),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 
 const flags = z.looseObject({
@@ -32,6 +69,47 @@ const access = z
   })
   .describe('What the key may do, as the server’s /keys/current reports it.');
 
+type LocalApiBackend = z.infer<typeof localApiBackend>;
+type SqliteBackend = z.infer<typeof sqliteBackend>;
+
+/** The desktop backends and the routes, as the router sees them now; a failure is reported, never thrown. */
+async function desktopReport(
+  deps: Deps,
+  dataDir: string,
+): Promise<{
+  localApi: LocalApiBackend;
+  sqlite: SqliteBackend;
+  libraries: Array<z.infer<typeof libraryRoute>>;
+}> {
+  const { describeBackends } = await import('../../core/library/router.js');
+  const { toZoteusError } = await import('../../core/errors.js');
+  try {
+    const report = await describeBackends(deps);
+    const { error: sqliteError, ...sqlite } = report.sqlite;
+    return {
+      localApi: report.localApi,
+      sqlite: { ...sqlite, ...(sqliteError ? { error: sqliteError } : {}) },
+      libraries: report.libraries,
+    };
+  } catch (caught) {
+    const error = toZoteusError(caught);
+    const failed = { code: error.code, message: error.message };
+    return {
+      localApi: { configured: true, available: false, url: '', detail: error.message, error: failed },
+      sqlite: {
+        configured: true,
+        available: false,
+        path: dataDir,
+        schemaVersion: null,
+        mode: null,
+        detail: error.message,
+        error: failed,
+      },
+      libraries: [],
+    };
+  }
+}
+
 export default defineTool({
   name: 'zotero_whoami',
   title: 'Who am I (Zoteus status)',
@@ -40,7 +118,10 @@ export default defineTool({
     'Read-only; changes nothing. Reports the Zoteus version, whether read-only mode is on (then only read tools exist),',
     'the default library calls go to when they name none (and why: configured, the API key’s own library, or the desktop app),',
     'and which backends are configured and answer: the Zotero Web API (cloud; needs ZOTERO_API_KEY), the desktop app’s',
-    'local API, and its zotero.sqlite. With a key it checks the key with the server now and reports key: {userID, username,',
+    'local API (its url, and when Zotero runs with it disabled, the hint to enable it), and its zotero.sqlite (path, schema',
+    'version, read in place or from a private copy). libraries lists the default library and every library the desktop app',
+    'holds, each with the backend that serves its reads (web, localApi or sqlite) and why; writes always go to the Web API.',
+    'With a key it checks the key with the server now and reports key: {userID, username,',
     'access}, where access says which libraries the key may read and write (groups.all: every group of its user). A refused',
     'key gives key: null with backends.web.error.code auth_invalid; an unreachable server gives backends.web.available:',
     'false; neither fails the call. Call it first when a library call fails with auth_missing, auth_invalid or',
@@ -78,7 +159,12 @@ export default defineTool({
       .describe(
         'Who the API key belongs to and what it may do; null without a key or when the check failed.',
       ),
-    backends: z.object({ web: backend, localApi: backend, sqlite: backend }),
+    backends: z.object({ web: backend, localApi: localApiBackend, sqlite: sqliteBackend }),
+    libraries: z
+      .array(libraryRoute)
+      .describe(
+        'The default library, then each library the desktop app holds: which backend serves its reads, and why.',
+      ),
     profile: z.string().nullable().describe('The config-file profile in use, if any.'),
   }),
   summarize: (out) => {
@@ -90,7 +176,14 @@ export default defineTool({
         : web.error
           ? web.error.code
           : 'not checked';
-    return `Zoteus ${out.version}; default library: ${out.library.description}; web API: ${status}${
+    const desktop = out.backends.localApi.available
+      ? 'local API'
+      : out.backends.sqlite.available
+        ? 'zotero.sqlite'
+        : out.backends.localApi.configured
+          ? 'not found'
+          : 'off';
+    return `Zoteus ${out.version}; default library: ${out.library.description}; web API: ${status}; desktop: ${desktop}${
       out.readOnly ? '; read-only mode' : ''
     }.`;
   },
@@ -144,24 +237,14 @@ export default defineTool({
       library.id !== null && library.source === 'key'
         ? `${libraryPrefix({ type: library.type, id: library.id })} (the API key's user library)`
         : describeLibrary(library);
+    const { localApi, sqlite, libraries } = await desktopReport(deps, config.zoteroDataDir);
     return {
       version: deps.version,
       readOnly: config.readOnly,
       library: { ...library, description },
       key,
-      backends: {
-        web,
-        localApi: {
-          configured: false,
-          available: null,
-          detail: 'The desktop local API backend is not available in this version of Zoteus yet.',
-        },
-        sqlite: {
-          configured: false,
-          available: null,
-          detail: `Reading zotero.sqlite (${config.zoteroDataDir}) is not available in this version of Zoteus yet.`,
-        },
-      },
+      backends: { web, localApi, sqlite },
+      libraries,
       profile: config.profile ?? null,
     };
   },

@@ -2,13 +2,15 @@
  * In-process Zotero Web API v3 test server (`node:http` on 127.0.0.1, random port).
  * Implements the documented semantics of docs `zotero/web-api.md` (versions, 412/428, 50-object
  * batches, paging, write tokens, key permissions, group libraries, cascade deletes), logs every
- * request and injects faults. Test code only: never a product backend.
+ * request and injects faults. `serveLocalApi` also serves the same libraries under `/api` as
+ * the desktop app's local API (`routes-local.ts`). Test code only: never a product backend.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Faults } from './faults.js';
 import { headerRecord, HttpError, parseBody, queryRecord, readBody, send, type Ctx } from './http.js';
 import { route } from './router.js';
+import { routeLocal, type LocalApiConfig } from './routes-local.js';
 import { ServerState } from './state.js';
 import type { RequestLogEntry, StartOptions, ZoteroTestServer } from './types.js';
 
@@ -25,6 +27,7 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
   let inFlight = 0;
   let maxInFlight = 0;
   let base = '';
+  let local: LocalApiConfig | undefined;
 
   const httpServer = createServer((req, res) => {
     void handle(req, res);
@@ -95,7 +98,9 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
         return;
       }
       for (const edit of plan.edits) edit(server);
-      route(ctx, state, faults.ignoringStart);
+      if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
+        routeLocal(ctx, state, local, faults.ignoringStart);
+      } else route(ctx, state, faults.ignoringStart);
     } catch (e) {
       if (res.headersSent || res.destroyed) return;
       if (e instanceof HttpError) send(ctx, e.status, e.body, e.headers);
@@ -132,6 +137,15 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     library: (prefix) => state.library(prefix),
     setLatency: (ms) => {
       latency = ms;
+    },
+    serveLocalApi: (o) => {
+      local = { userID: o.userID, groups: o.groups, enabled: o.enabled ?? true };
+      state.library(`users/${o.userID}`);
+      return `${base}/api`;
+    },
+    setLocalApiEnabled: (enabled) => {
+      if (!local) throw new Error('Call serveLocalApi first');
+      local.enabled = enabled;
     },
   };
   return server;

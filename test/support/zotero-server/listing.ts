@@ -27,6 +27,8 @@ export interface ListSpec<T> {
   alternate: string;
   /** The deviation switch of the fault injector. */
   ignoreStart: boolean;
+  /** The desktop local API: every object unless `limit` is given, and `limit` is not clamped. */
+  unpaged?: boolean | undefined;
 }
 
 /** `If-Modified-Since-Version` on a multi-object request: 304 when the library has not moved. */
@@ -78,7 +80,9 @@ export function sendList<T>(ctx: Ctx, libraryVersion: number, spec: ListSpec<T>)
     // keys and versions are unpaged unless the client asks for a page.
     limit = limitParam || total;
   } else if (limitParam) {
-    limit = Math.min(limitParam, MAX_LIMIT);
+    limit = spec.unpaged ? limitParam : Math.min(limitParam, MAX_LIMIT);
+  } else if (spec.unpaged) {
+    limit = total;
   } else {
     // An explicit key list is served whole (at most 50), as in Zotero.
     limit = keys ? MAX_OBJECT_KEYS : DEFAULT_LIMIT;

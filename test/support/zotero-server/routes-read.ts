@@ -14,6 +14,8 @@ export interface LibraryRoute {
   /** Path segments after the library prefix. */
   segments: string[];
   ignoreStart: boolean;
+  /** Served as the desktop local API: unpaginated unless `limit` is given. */
+  unpaged?: boolean | undefined;
 }
 
 /** Answers a GET; returns false when no route matches. */
@@ -136,6 +138,7 @@ function listCollections(r: LibraryRoute, objects: CollectionData[], rest: strin
     keyParam: 'collectionKey',
     alternate: alternateUrl(r.state, r.lib, rest),
     ignoreStart: r.ignoreStart,
+    unpaged: r.unpaged,
   };
   sendList(r.ctx, r.lib.version, spec);
   return true;
@@ -152,6 +155,7 @@ function listSearches(r: LibraryRoute): true {
     keyParam: 'searchKey',
     alternate: alternateUrl(r.state, r.lib, 'searches'),
     ignoreStart: r.ignoreStart,
+    unpaged: r.unpaged,
   };
   sendList(r.ctx, r.lib.version, spec);
   return true;
@@ -195,6 +199,7 @@ function listItems(r: LibraryRoute, objects: ItemData[], rest: string): true {
     keyParam: 'itemKey',
     alternate: alternateUrl(r.state, r.lib, rest),
     ignoreStart: r.ignoreStart,
+    unpaged: r.unpaged,
   };
   sendList(r.ctx, r.lib.version, spec);
   return true;
@@ -269,6 +274,7 @@ function listTags(r: LibraryRoute, items: ItemData[]): true {
     defaultSort: 'title',
     alternate: alternateUrl(r.state, r.lib, 'tags'),
     ignoreStart: r.ignoreStart,
+    unpaged: r.unpaged,
   };
   sendList(r.ctx, r.lib.version, spec);
   return true;

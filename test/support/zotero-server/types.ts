@@ -175,4 +175,12 @@ export interface ZoteroTestServer {
   library(prefix: string): TestLibrary;
   faults: FaultInjector;
   setLatency(ms: number): void;
+  /**
+   * Also serve the libraries as the desktop app's local API under `/api` (returns that base
+   * URL): `users/0` is `userID`'s library, `groups` the group ids the desktop holds (default:
+   * the user's groups); no key, read-only, unpaginated unless `limit` is given.
+   */
+  serveLocalApi(o: { userID: number; groups?: number[]; enabled?: boolean }): string;
+  /** Zotero's "Allow other applications…" setting: while false, every `/api` request answers 403. */
+  setLocalApiEnabled(enabled: boolean): void;
 }

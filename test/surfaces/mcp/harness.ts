@@ -21,6 +21,8 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
     // Nothing listens on port 9: a test that forgets to point at its test server fails
     // with a network_error instead of reaching the internet.
     ZOTERO_API_URL: 'http://127.0.0.1:9',
+    // Nor may a developer's running Zotero answer a test's reads.
+    ZOTEUS_LOCAL_API_URL: 'http://127.0.0.1:9/api',
     ...extra,
   };
 }

@@ -43,7 +43,11 @@ describe('zotero_whoami in process', () => {
   });
 
   it("with a key: the key's user, its access as the server gives it, the library id from the key", async () => {
-    const out = await whoamiTool.run({}, world.deps());
+    // No desktop app here: the sandbox's Zotero data directory is empty, nothing listens on port 9.
+    const out = await whoamiTool.run(
+      {},
+      world.deps({ env: { ZOTEUS_LOCAL_API_URL: 'http://127.0.0.1:9/api' } }),
+    );
     expect(whoamiTool.output.safeParse(out).success).toBe(true);
     expect(out.key).toEqual(ALICE_KEY);
     expect(out.library).toEqual({
@@ -54,8 +58,14 @@ describe('zotero_whoami in process', () => {
     });
     expect(out.backends.web).toMatchObject({ configured: true, available: true });
     expect(out.backends.web).not.toHaveProperty('error');
-    expect(out.backends.localApi.available).toBeNull();
-    expect(out.backends.sqlite.available).toBeNull();
+    expect(out.backends.localApi).toMatchObject({ configured: true, available: false, state: 'not_running' });
+    expect(out.backends.sqlite).toMatchObject({
+      configured: true,
+      available: false,
+      path: expect.any(String),
+    });
+    // The key's library is not on the desktop: the Web API serves it.
+    expect(out.libraries).toEqual([expect.objectContaining({ library: `users/${ALICE}`, backend: 'web' })]);
     expect(JSON.stringify(out)).not.toContain(KEY);
   });
 

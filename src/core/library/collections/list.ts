@@ -1,14 +1,18 @@
 /**
  * Collection listings (seeds 000 "list" and 001): every collection of the library is read
- * through the client's cached, revalidated listing (a warm listing of an unchanged library is
- * one `304`), then `q` filters by name over the whole library, `top` keeps the top-level ones,
- * the rows are sorted by name (case-insensitive, then key, so pages are stable) and only then
- * paged. A listing that could not read the whole library says so (`complete: false`).
+ * through the backend the router picks (`router.ts`: the desktop app's local API or
+ * zotero.sqlite for the libraries it holds, else the Web API, whose client caches and
+ * revalidates the listing, so a warm listing of an unchanged library is one `304`), then `q`
+ * filters by name over the whole library, `top` keeps the top-level ones, the rows are sorted by
+ * name (case-insensitive, then key, so pages are stable) and only then paged. A listing that
+ * could not read the whole library says so (`complete: false`).
+ *
+ * Writers read the collections of the library they write to on the Web API (`readCollections`).
  */
 import type { Deps } from '../../tool.js';
-import type { CallContext, ListResult } from '../../zotero/index.js';
+import type { CallContext, IncompleteReason, ListResult } from '../../zotero/index.js';
 import type { LibraryArgs } from '../address.js';
-import { webClient } from '../keys.js';
+import type { LibraryRoute } from '../router.js';
 import { DEFAULT_LIMIT } from './constants.js';
 import { openWebLibrary, type Access, type WebLibrary } from '../web.js';
 
@@ -103,7 +107,15 @@ export function pageRows(
 }
 
 /** Why a listing is incomplete, in words that name the cap and what the page comes from. */
-function incompleteMessage(listing: ListResult<unknown>, max: number): string {
+function incompleteMessage(
+  listing: {
+    read: number;
+    totalResults: number;
+    reason?: IncompleteReason | undefined;
+    message?: string | undefined;
+  },
+  max: number,
+): string {
   const read = `Read ${count(listing.read)} of ${count(listing.totalResults)} collections`;
   const rest = 'totalResults and the page come from the collections read.';
   if (listing.reason === 'cap') {
@@ -143,15 +155,59 @@ export async function readCollections(
     : { lib, rows, listing, message: incompleteMessage(listing, max) };
 }
 
+/** Every collection of a library, sorted, read through the backend the router picks. */
+export interface RoutedCollections {
+  /** Which backend answered, for which library, and why. */
+  route: LibraryRoute;
+  rows: CollectionRow[];
+  /** Collections in the library (more than `rows` when the listing is incomplete). */
+  totalResults: number;
+  complete: boolean;
+  /** Absent when complete. */
+  message?: string;
+}
+
+/**
+ * Every collection of a library (up to ZOTEUS_MAX_COLLECTIONS), sorted, through the router:
+ * offline from the desktop app when it holds the library, on the Web API otherwise.
+ */
+export async function readCollectionRows(deps: Deps, args: LibraryArgs): Promise<RoutedCollections> {
+  const { openLibraryReader } = await import('../router.js');
+  const { reader, route } = await openLibraryReader(deps, args);
+  const listing = await reader.collections();
+  const rows: CollectionRow[] = [];
+  for (const object of listing.collections) {
+    const row = toRow(object);
+    if (row) rows.push(row);
+  }
+  rows.sort(compareRows);
+  const out: RoutedCollections = {
+    route,
+    rows,
+    totalResults: listing.totalResults,
+    complete: listing.complete,
+  };
+  if (!listing.complete) {
+    out.message = incompleteMessage(
+      {
+        read: rows.length,
+        totalResults: listing.totalResults,
+        reason: listing.reason,
+        message: listing.message,
+      },
+      deps.config.maxCollections,
+    );
+  }
+  return out;
+}
+
 /** The `list` action of both tools: one page of the whole, sorted, filtered listing. */
 export async function listCollections(deps: Deps, input: ListInput): Promise<CollectionPage> {
-  // One call: the key check and every page share one retry budget.
-  const call = (await webClient(deps)).newCall();
-  const { rows, listing, message } = await readCollections(deps, input, { access: 'read', call });
+  const { rows, complete, message } = await readCollectionRows(deps, input);
   const page = pageRows(rows, input);
   return {
     ...page,
-    complete: listing.complete,
+    complete,
     ...(message !== undefined ? { read: rows.length, message } : {}),
   };
 }

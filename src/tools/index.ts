@@ -7,16 +7,23 @@ import type { AnyTool } from '../core/tool.js';
 import listCollections from './collections/list.js';
 import manageCollections from './collections/manage.js';
 import evidenceTable from './evidence/evidence-table.js';
+import getFulltext from './fulltext/get-fulltext.js';
 import createItems from './items/create-items.js';
 import createNote from './items/create-note.js';
 import deleteItems from './items/delete-items.js';
 import importItems from './items/import.js';
 import listNotes from './items/list-notes.js';
 import manageTags from './items/manage-tags.js';
+import getItem from './items/read/get-item.js';
+import listTags from './items/read/list-tags.js';
+import searchItems from './items/read/search-items.js';
+import stats from './items/read/stats.js';
+import summarize from './items/read/summarize.js';
 import trashItems from './items/trash-items.js';
 import updateItem from './items/update-item.js';
 import groups from './library/groups.js';
 import whoami from './library/whoami.js';
+import tagAudit from './tags/tag-audit.js';
 
 export const tools: readonly AnyTool[] = [
   whoami as unknown as AnyTool,
@@ -24,12 +31,19 @@ export const tools: readonly AnyTool[] = [
   listCollections as unknown as AnyTool,
   manageCollections as unknown as AnyTool,
   evidenceTable as unknown as AnyTool,
+  searchItems as unknown as AnyTool,
+  getItem as unknown as AnyTool,
+  getFulltext as unknown as AnyTool,
+  listTags as unknown as AnyTool,
+  stats as unknown as AnyTool,
+  summarize as unknown as AnyTool,
   createItems as unknown as AnyTool,
   importItems as unknown as AnyTool,
   updateItem as unknown as AnyTool,
   listNotes as unknown as AnyTool,
   createNote as unknown as AnyTool,
   manageTags as unknown as AnyTool,
+  tagAudit as unknown as AnyTool,
   trashItems as unknown as AnyTool,
   deleteItems as unknown as AnyTool,
 ];

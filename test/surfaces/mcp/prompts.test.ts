@@ -89,8 +89,10 @@ describe('prompts/list', () => {
 });
 
 describe('prompts/get: names only tools that exist', () => {
-  it('with the real tool list (no full-text tools yet): falls back to abstracts, honestly', async () => {
-    const client = await open(tools);
+  it('without the full-text tools: falls back to abstracts, honestly', async () => {
+    const client = await open(
+      tools.filter((t) => t.name !== 'zotero_get_fulltext' && t.name !== 'zotero_semantic_search'),
+    );
     const text = await promptText(client, { question: 'Does X reduce Y?' });
     const exposed = (await client.listTools()).tools.map((t) => t.name);
     for (const name of namesIn(text)) expect(exposed).toContain(name);
@@ -100,6 +102,14 @@ describe('prompts/get: names only tools that exist', () => {
     expect(text).toContain('"unavailable"');
     expect(text).toContain('zotero_evidence_table');
     expect(text).not.toContain('zotero_get_fulltext');
+  });
+
+  it('with the real tool list: names only tools that exist', async () => {
+    const client = await open(tools);
+    const text = await promptText(client, { question: 'Q?' });
+    const exposed = (await client.listTools()).tools.map((t) => t.name);
+    for (const name of namesIn(text)) expect(exposed).toContain(name);
+    expect(text).toContain('zotero_evidence_table');
   });
 
   it('with the full-text tools: gathers passages with them, then calls zotero_evidence_table', async () => {

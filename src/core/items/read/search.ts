@@ -1,0 +1,163 @@
+/**
+ * `zotero_search_items`: items of a library, filtered, searched and paged by the backend the
+ * router picks, in the Web API's JSON shape. `addedWithinDays` (`zot recent --days N`) walks the
+ * library newest-added first until it passes the cut-off, so it needs no date filter from the
+ * backend.
+ */
+import { ZoteusError } from '../../errors.js';
+import type { LibraryArgs } from '../../library/address.js';
+import type { ItemQuery, LibraryReader, WebApiItem } from '../../library/port.js';
+import type { Deps } from '../../tool.js';
+import { answered, openReader, type Answered } from './common.js';
+
+export const SORT_FIELDS = [
+  'dateModified',
+  'dateAdded',
+  'title',
+  'creator',
+  'itemType',
+  'date',
+  'accessDate',
+  'publicationTitle',
+  'publisher',
+  'language',
+  'libraryCatalog',
+  'callNumber',
+  'rights',
+  'extra',
+] as const;
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+/** At most this many of the newest items are read for `addedWithinDays`. */
+export const RECENT_CAP = 10_000;
+const PAGE = 100;
+const DAY_MS = 86_400_000;
+
+export interface SearchInput extends LibraryArgs {
+  q?: string | undefined;
+  qmode?: 'titleCreatorYear' | 'everything' | undefined;
+  itemType?: string | string[] | undefined;
+  tag?: string | string[] | undefined;
+  collectionKey?: string | undefined;
+  top?: boolean | undefined;
+  since?: number | undefined;
+  includeTrashed?: boolean | undefined;
+  sort?: (typeof SORT_FIELDS)[number] | undefined;
+  direction?: 'asc' | 'desc' | undefined;
+  start?: number | undefined;
+  limit?: number | undefined;
+  addedWithinDays?: number | undefined;
+}
+
+export interface SearchOutput extends Answered {
+  items: WebApiItem[];
+  totalResults: number;
+  start: number;
+  complete?: boolean;
+  message?: string;
+}
+
+/**
+ * `q` as words separated by single spaces: punctuation separates words (`sea-level` → `sea
+ * level`), so every backend gets the same words; the Web API then requires each of them.
+ */
+export function queryText(q: string | undefined): string {
+  return q === undefined
+    ? ''
+    : q
+        .split(/[^\p{L}\p{N}\p{M}]+/u)
+        .filter(Boolean)
+        .join(' ');
+}
+
+/** The reader's query for an input (no `start`/`limit`). */
+export function itemQuery(input: SearchInput): ItemQuery {
+  const q = queryText(input.q);
+  const query: ItemQuery = { includeTrashed: input.includeTrashed ?? false };
+  if (input.top !== undefined) query.top = input.top;
+  if (q) {
+    query.q = q;
+    query.qmode = input.qmode ?? 'titleCreatorYear';
+  }
+  if (input.itemType !== undefined) query.itemType = input.itemType;
+  if (input.tag !== undefined) query.tag = input.tag;
+  if (input.collectionKey !== undefined) query.collectionKey = input.collectionKey;
+  if (input.since !== undefined) query.since = input.since;
+  if (input.sort !== undefined) query.sort = input.sort;
+  if (input.direction !== undefined) query.direction = input.direction;
+  return query;
+}
+
+export async function searchItems(deps: Deps, input: SearchInput): Promise<SearchOutput> {
+  if (input.addedWithinDays !== undefined && input.sort !== undefined && input.sort !== 'dateAdded') {
+    throw new ZoteusError(
+      'validation_error',
+      `addedWithinDays lists items by the date they were added; sort "${input.sort}" cannot apply.`,
+      { field: 'sort', hint: 'Omit sort (or use "dateAdded"); direction "asc" lists the oldest first.' },
+    );
+  }
+  const { reader, route } = await openReader(deps, input);
+  const start = input.start ?? 0;
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  const query = itemQuery(input);
+  if (input.addedWithinDays !== undefined) {
+    return {
+      ...(await addedWithin(deps, reader, query, input.addedWithinDays, start, limit)),
+      ...answered(route),
+    };
+  }
+  const { items, totalResults } = await reader.items({ ...query, start, limit });
+  return { items, totalResults, start, ...answered(route) };
+}
+
+/**
+ * Items added in the last `days` days: pages newest-added first until one passes the cut-off
+ * (or RECENT_CAP items were read), then `direction` and paging apply to that window.
+ */
+async function addedWithin(
+  deps: Deps,
+  reader: LibraryReader,
+  query: ItemQuery,
+  days: number,
+  start: number,
+  limit: number,
+): Promise<Omit<SearchOutput, keyof Answered>> {
+  const cutoff = deps.clock.now() - days * DAY_MS;
+  const window: WebApiItem[] = [];
+  let capped = false;
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await reader.items({
+      ...query,
+      sort: 'dateAdded',
+      direction: 'desc',
+      start: offset,
+      limit: PAGE,
+    });
+    let passed = false;
+    for (const item of page.items) {
+      const added = Date.parse(item.data.dateAdded);
+      if (!(added >= cutoff)) {
+        passed = true;
+        break;
+      }
+      window.push(item);
+    }
+    if (passed || page.items.length < PAGE || offset + PAGE >= page.totalResults) break;
+    if (window.length >= RECENT_CAP) {
+      capped = true;
+      break;
+    }
+  }
+  if (query.direction === 'asc') window.reverse();
+  const out: Omit<SearchOutput, keyof Answered> = {
+    items: window.slice(start, start + limit),
+    totalResults: window.length,
+    start,
+  };
+  if (capped) {
+    out.complete = false;
+    out.message = `More than ${RECENT_CAP.toLocaleString('en-US')} items were added in the last ${days} days; only the ${RECENT_CAP.toLocaleString('en-US')} newest were read (totalResults counts those).`;
+  }
+  return out;
+}

@@ -1,0 +1,174 @@
+/**
+ * `zotero_get_fulltext` / `zot pdf KEY`: a document's text (an item's best attachment, or the
+ * attachment named), from Zotero's index or the stored file, as matching passages with page
+ * locators, a page range, the PDF's outline, or the document's start.
+ */
+import { z } from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { answeredFields, provenanceField } from '../items/read/shared.js';
+import { libraryParams, PROVENANCE } from '../shared/params.js';
+
+const locator = {
+  page: z
+    .number()
+    .int()
+    .optional()
+    .describe('The page, known exactly (from the PDF, or an index with page breaks).'),
+  pageApprox: z
+    .number()
+    .int()
+    .optional()
+    .describe('The page estimated from the character position (the index has no page breaks): ±1–2 pages.'),
+};
+
+export default defineTool({
+  name: 'zotero_get_fulltext',
+  title: 'Read the full text of a Zotero item’s document (read-only)',
+  summary:
+    'Read the text of an item’s PDF/EPUB: best-matching passages for q (with page and heading), a page range, the outline, or the start.',
+  description: [
+    'Read-only; changes nothing. Returns the text of the document attached to an item (its PDF first, then EPUB, HTML, text), or of the attachment item_key names,',
+    'from the best source: the desktop’s Zotero index (.zotero-ft-cache), the local or Web API’s indexed full text, or, when Zotero indexed nothing or only part, the stored file itself.',
+    'One mode per call: q returns the passages that best match the words (case- and accent-insensitive), each with start/end character offsets into the text,',
+    'the nearest heading, and page (exact) or pageApprox (estimated, when the index has no page breaks); page_range ("3-5") returns those pages;',
+    'outline: true returns the PDF’s table of contents with pages; no mode returns the start of the text (max_chars, default 10000) with totalChars — use offset to read on,',
+    'and prefer q over reading a long document whole. source says which source answered; complete is false when Zotero indexed only some pages (indexedPages of totalPages) and the file is not here.',
+    'not_found when the item has no attachment with text. Use zotero_search_items to find items by words; zotero_get_item lists an item’s attachments.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.1.0',
+  cli: [{ path: ['pdf'], args: ['item_key'] }],
+  input: z
+    .object({
+      item_key: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe('An item’s key (its best attachment is read) or an attachment’s key, e.g. "ABCD2345".'),
+      q: z
+        .string()
+        .max(500)
+        .optional()
+        .describe('Words to find: returns the best-matching passages (not with page_range or outline).'),
+      page_range: z
+        .string()
+        .max(20)
+        .optional()
+        .describe(
+          'Pages to return: "7" or "3-5" (1-based, as the PDF counts them, not printed page labels).',
+        ),
+      outline: z.boolean().optional().describe('Return the PDF’s table of contents (title, page, level).'),
+      max_chars: z
+        .number()
+        .int()
+        .min(100)
+        .max(200_000)
+        .optional()
+        .describe('At most this many characters of text in the answer (default 10000).'),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('No mode: start reading at this character offset (the previous answer’s end).'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(25)
+        .optional()
+        .describe('q: at most this many passages (default 5).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    itemKey: z.string(),
+    attachment: z.object({
+      key: z.string(),
+      title: z.string(),
+      contentType: z.string().nullable(),
+      filename: z.string().nullable(),
+    }),
+    source: z
+      .enum(['ftCache', 'localApi', 'web', 'pdf', 'epub', 'file'])
+      .describe(
+        'ftCache: the desktop’s .zotero-ft-cache; localApi/web: the API’s indexed full text; pdf/epub/file: extracted from the stored file.',
+      ),
+    sourceDetail: z.string().describe('The file read, or the request made.'),
+    complete: z.boolean().describe('False when the text covers only the pages Zotero indexed.'),
+    indexedPages: z.number().nullable(),
+    totalPages: z.number().nullable(),
+    totalChars: z.number().describe('Length of the whole text; offsets index into it.'),
+    pageLocator: z
+      .enum(['exact', 'approximate', 'none'])
+      .describe(
+        'Whether passages carry page (exact), pageApprox (approximate) or neither (EPUB, HTML, text).',
+      ),
+    mode: z.enum(['start', 'search', 'pages', 'outline']),
+    text: z.string().optional().describe('No mode: the text from start to end.'),
+    start: z.number().optional(),
+    end: z.number().optional(),
+    truncated: z.boolean().optional().describe('The text or pages were cut at max_chars.'),
+    passages: z
+      .array(
+        z.object({
+          start: z.number(),
+          end: z.number(),
+          text: z.string(),
+          heading: z.string().nullable().describe('The nearest heading before the passage.'),
+          ...locator,
+          score: z.number(),
+        }),
+      )
+      .optional()
+      .describe('q: best first.'),
+    matched: z.number().optional().describe('q: how many passages match at least one word.'),
+    pages: z
+      .array(z.object({ page: z.number(), start: z.number(), end: z.number(), text: z.string() }))
+      .optional(),
+    outline: z
+      .array(z.object({ title: z.string(), page: z.number().nullable(), level: z.number() }))
+      .optional(),
+    message: z.string().optional(),
+    ...answeredFields,
+    provenance: provenanceField,
+  }),
+  summarize: (out) => {
+    const what =
+      out.mode === 'search'
+        ? `${out.passages?.length ?? 0} passage(s) of ${out.matched ?? 0} matching`
+        : out.mode === 'pages'
+          ? `pages ${out.pages?.map((p) => p.page).join(', ') || 'none'}`
+          : out.mode === 'outline'
+            ? `${out.outline?.length ?? 0} outline entries`
+            : `characters ${out.start ?? 0}–${out.end ?? 0} of ${out.totalChars}`;
+    return `${out.attachment.key} (${out.source}${out.complete ? '' : ', incomplete'}): ${what}`;
+  },
+  text: (out) => {
+    const lines: string[] = [];
+    const where = (p: { page?: number | undefined; pageApprox?: number | undefined }) =>
+      p.page !== undefined ? `p. ${p.page}` : p.pageApprox !== undefined ? `p. ~${p.pageApprox}` : '';
+    if (out.passages) {
+      for (const p of out.passages) {
+        lines.push(
+          `[${[where(p), p.heading, `${p.start}–${p.end}`].filter(Boolean).join(' · ')}]`,
+          p.text,
+          '',
+        );
+      }
+    } else if (out.pages) {
+      for (const p of out.pages) lines.push(`--- page ${p.page} ---`, p.text, '');
+    } else if (out.outline) {
+      for (const o of out.outline)
+        lines.push(`${'  '.repeat(o.level - 1)}${o.title}${o.page ? `  (p. ${o.page})` : ''}`);
+    } else if (out.text !== undefined) lines.push(out.text, '');
+    if (out.message) lines.push(out.message);
+    lines.push(`(${out.source}: ${out.sourceDetail}; ${out.backend}, ${out.library})`);
+    return lines.join('\n');
+  },
+  async run(input, deps) {
+    const { getFulltext } = await import('../../core/fulltext/get.js');
+    return { ...(await getFulltext(deps, input)), provenance: PROVENANCE };
+  },
+});

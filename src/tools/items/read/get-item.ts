@@ -1,0 +1,136 @@
+/** `zotero_get_item` / `zot read KEY`: one item with its notes, attachments and collections. */
+import { z } from 'zod';
+import { citationLine, creatorList, itemYear } from '../../../core/items/digest.js';
+import type { WebApiItem } from '../../../core/library/port.js';
+import { defineTool } from '../../../core/tool.js';
+import { libraryParams, zoteroKey, PROVENANCE } from '../../shared/params.js';
+import { answeredFields, asItemJson, provenanceField, webApiItem } from './shared.js';
+
+const child = z.object({
+  key: z.string(),
+  itemType: z.string().describe('note, attachment, or (under an attachment) annotation.'),
+  title: z.string().describe('The title; a note’s first line.'),
+  dateModified: z.string(),
+  tags: z.array(z.string()),
+  text: z
+    .string()
+    .optional()
+    .describe('Notes: the whole note as plain text. Annotations: the highlighted text and the comment.'),
+  contentType: z.string().optional(),
+  filename: z.string().optional(),
+  linkMode: z
+    .string()
+    .optional()
+    .describe('imported_file, imported_url, linked_file, linked_url or embedded_image.'),
+  url: z.string().optional(),
+  fulltext: z
+    .boolean()
+    .optional()
+    .describe(
+      'Attachments: whether it is a file that holds readable text (stored or linked PDF, EPUB, HTML, plain text), judged from its type.',
+    ),
+  annotationType: z.string().optional(),
+  pageLabel: z.string().optional(),
+});
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** Fields the text shows elsewhere (or not at all). */
+const SKIP = new Set([
+  'key',
+  'version',
+  'itemType',
+  'creators',
+  'tags',
+  'collections',
+  'relations',
+  'abstractNote',
+  'note',
+]);
+
+export default defineTool({
+  name: 'zotero_get_item',
+  title: 'Read one Zotero item (read-only)',
+  summary:
+    'Read one item by key: all its metadata, creators, abstract, tags, collections, child notes and attachments.',
+  description: [
+    'Read-only; changes nothing. Returns one item in the Zotero Web API JSON shape (item: every field, creators, abstract,',
+    'tags, collection keys), its direct children (notes as plain text; attachments with contentType, filename, linkMode and',
+    'whether the file holds readable full text; for an attachment, its annotations), the names of its collections, fulltext',
+    '(whether any attachment holds readable text; zotero_get_fulltext reads it) and inTrash (items in the trash are still',
+    'returned).',
+    'An item_key that names no item is not_found, and one that is not a Zotero key at all is a validation_error: find keys with zotero_search_items.',
+    'Use zotero_summarize instead for a compact digest of one or many items. `backend` says which backend answered.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.1.0',
+  cli: [{ path: ['read'], args: ['item_key'] }],
+  input: z
+    .object({
+      // agent-interface.md: a string that is not of Zotero's key form is a validation_error
+      // (exit 3); a well-formed key that names nothing is not_found (exit 4).
+      item_key: zoteroKey('item_key').describe(
+        'The item’s key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, e.g. "ABCD2345".',
+      ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    item: webApiItem,
+    children: z
+      .array(child)
+      .describe('Direct children not in the trash: notes and attachments (annotations, for an attachment).'),
+    collections: z
+      .array(z.object({ key: z.string(), name: z.string() }))
+      .describe('The collections the item is in, with their names.'),
+    fulltext: z
+      .boolean()
+      .describe(
+        'Whether an attachment (or the item, if it is one) is a file that holds readable text; zotero_get_fulltext reads it.',
+      ),
+    inTrash: z.boolean().describe('True when the item is in the trash.'),
+    ...answeredFields,
+    provenance: provenanceField,
+  }),
+  summarize: (out) =>
+    `${out.item.key}: ${citationLine(out.item as never as WebApiItem)}${out.inTrash ? ' [in the trash]' : ''} (${out.backend})`,
+  text: (out) => {
+    const item = out.item as never as WebApiItem;
+    const d = item.data;
+    const rows: Array<[string, string]> = [];
+    const add = (label: string, value: string) => {
+      if (value) rows.push([label, value]);
+    };
+    add('key', item.key);
+    add('itemType', d.itemType);
+    add('year', itemYear(item) ?? '');
+    add('creators', creatorList(item).join('; '));
+    for (const [field, value] of Object.entries(d)) {
+      if (SKIP.has(field) || typeof value !== 'string' || value === '') continue;
+      add(field, value.replace(/\s+/g, ' '));
+    }
+    add('tags', (d.tags ?? []).map((t) => t.tag).join(', '));
+    add('collections', out.collections.map((c) => `${c.name || '?'} (${c.key})`).join(', '));
+    add('inTrash', out.inTrash ? 'yes' : '');
+    add('fulltext', out.fulltext ? 'yes' : 'no');
+    const width = Math.max(...rows.map(([label]) => label.length));
+    const lines = [
+      citationLine(item),
+      '',
+      ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`),
+    ];
+    if (str(d.abstractNote)) lines.push('', 'Abstract:', str(d.abstractNote));
+    for (const c of out.children) {
+      const facts = [c.itemType, c.contentType, c.filename].filter(Boolean).join(', ');
+      lines.push('', `${c.key}  ${c.title || '(untitled)'} [${facts}]`);
+      if (c.text) lines.push(c.text);
+    }
+    lines.push('', `(${out.backend}, ${out.library})`);
+    return lines.join('\n');
+  },
+  async run(input, deps) {
+    const { getItem } = await import('../../../core/items/read/get.js');
+    const out = await getItem(deps, input);
+    return { ...out, item: asItemJson(out.item), provenance: PROVENANCE };
+  },
+});

@@ -1,0 +1,186 @@
+/**
+ * `zotero_search_items` / `zot search QUERY`, `zot list`, `zot recent [--days N]`: items of a
+ * library, searched, filtered and paged, in the Web API's JSON shape on every backend.
+ */
+import { z } from 'zod';
+import { resultLine } from '../../../core/items/digest.js';
+import type { WebApiItem } from '../../../core/library/port.js';
+import { defineTool } from '../../../core/tool.js';
+import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
+import { answeredFields, asItemJson, pageLine, provenanceField, webApiItem } from './shared.js';
+
+// Mirrors SORT_FIELDS of core/items/read/search.ts (kept here so `zot --help` loads no core code).
+const SORT_FIELDS = [
+  'dateModified',
+  'dateAdded',
+  'title',
+  'creator',
+  'itemType',
+  'date',
+  'accessDate',
+  'publicationTitle',
+  'publisher',
+  'language',
+  'libraryCatalog',
+  'callNumber',
+  'rights',
+  'extra',
+] as const;
+
+const filterExpr = (what: string, example: string) =>
+  z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)])
+    .optional()
+    .describe(
+      `${what}. One expression, or a list of them that must all hold: "a || b" matches either, a leading "-" excludes (${example}).`,
+    );
+
+function summary(
+  out: {
+    items: unknown[];
+    totalResults: number;
+    start: number;
+    backend: string;
+    message?: string | undefined;
+  },
+  input: { q?: string | undefined; addedWithinDays?: number | undefined },
+): string {
+  const q = input.q?.trim();
+  let what = q ? `items matching ${JSON.stringify(q)}` : 'items';
+  const days = input.addedWithinDays;
+  if (days !== undefined) what += ` added in the last ${days} day${days === 1 ? '' : 's'}`;
+  return pageLine(out, out.items.length, what) + (out.message ? ` ${out.message}` : '');
+}
+
+export default defineTool({
+  name: 'zotero_search_items',
+  title: 'Search Zotero items (read-only)',
+  summary:
+    'Search or list the items of a library: words in title, creators and year (or everywhere), filters, sorting, paging.',
+  description: [
+    'Read-only; changes nothing. Finds items and returns them in the Zotero Web API JSON shape (key, version, meta, data with',
+    'every field, creators, tags, collections), whichever backend answers: the desktop’s zotero.sqlite or local API when',
+    'available (fast, as of the desktop’s last sync), else the Web API; `backend` says which.',
+    'q is split into words on spaces and punctuation, case- and accent-insensitively, and every word must match',
+    '("sea level" finds "Sea-level", "muller" finds "Müller"): in the title, creators and year (qmode "titleCreatorYear",',
+    'the default), or in any field, tag, note and indexed full text (qmode "everything"; a child note or full text counts for',
+    'its parent). Without q it lists the library (or collectionKey’s items), newest change first. Filters: itemType and tag',
+    '(exact, case-sensitive tag names; zotero_list_tags lists them), collectionKey (zotero_list_collections finds keys),',
+    'top (only top-level items: regular items, standalone notes and attachments; then a child note, attachment or full text',
+    'that matches q counts for its parent; without top every item, children included, matches on its own: set top: true to',
+    'find papers), since (a library',
+    'version: only items changed after it), includeTrashed (default false), addedWithinDays (items added in the last N days,',
+    'newest first; an addition to the Web API parameters). Paging: start/limit (25 by default, at most 100); totalResults',
+    'counts every match, so page with start += limit while it is larger. Use zotero_get_item for one item with its notes',
+    'and attachments, zotero_summarize for compact digests.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['search'],
+      args: ['q'],
+      flags: { collectionKey: 'collection', itemType: 'type', addedWithinDays: 'days' },
+      summary:
+        'Search items: words in title, creators and year (--qmode everything: every field, notes, full text).',
+    },
+    {
+      path: ['list'],
+      omit: ['q', 'qmode', 'top'],
+      preset: { top: true },
+      flags: { collectionKey: 'collection', itemType: 'type', addedWithinDays: 'days' },
+      summary: 'List top-level items, most recently modified first (--collection K: one collection).',
+    },
+    {
+      path: ['recent'],
+      omit: ['q', 'qmode', 'top', 'sort', 'direction'],
+      flags: { collectionKey: 'collection', itemType: 'type', addedWithinDays: 'days' },
+      preset: { top: true, sort: 'dateAdded', direction: 'desc' },
+      summary:
+        'List the top-level items added most recently, newest first (--days N: those added in the last N days).',
+    },
+  ],
+  input: z
+    .object({
+      q: z
+        .string()
+        .max(500)
+        .optional()
+        .describe(
+          'Words that must all match (case- and accent-insensitive; punctuation separates words). Omit to list items.',
+        ),
+      qmode: z
+        .enum(['titleCreatorYear', 'everything'])
+        .optional()
+        .describe(
+          '"titleCreatorYear" (default): title, creators and year. "everything": also every other field, tags, notes and indexed full text.',
+        ),
+      itemType: filterExpr('Item type filter', '"book || journalArticle", "-attachment"'),
+      tag: filterExpr('Tag filter', '"sea level", "ocean || climate", "-to-read"'),
+      collectionKey: zoteroKey('collectionKey')
+        .optional()
+        .describe('Only items directly in this collection (its key; zotero_list_collections finds it).'),
+      top: z
+        .boolean()
+        .optional()
+        .describe(
+          'Only top-level items (default false): with q, a match in a child note, attachment or full text then counts for its parent. Without it, child notes, attachments and annotations are listed and matched on their own.',
+        ),
+      since: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('A library version: only items changed after it (for syncing; not a date).'),
+      includeTrashed: z.boolean().optional().describe('Include items in the trash (default false).'),
+      sort: z
+        .enum(SORT_FIELDS)
+        .optional()
+        .describe('Sort field (default dateModified; with addedWithinDays only dateAdded).'),
+      direction: z
+        .enum(['asc', 'desc'])
+        .optional()
+        .describe('Sort direction (default desc for dates, asc for the others).'),
+      start: z.number().int().min(0).optional().describe('Zero-based offset of the page (default 0).'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('Items per page (default 25, at most 100).'),
+      addedWithinDays: z
+        .number()
+        .int()
+        .min(1)
+        .max(36500)
+        .optional()
+        .describe(
+          'Only items added in the last N days, newest first (direction "asc": oldest first). Not a Web API parameter: Zoteus reads the newest items until it passes the cut-off (at most 10,000).',
+        ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    items: z.array(webApiItem).describe('This page of matching items, in the Web API JSON shape.'),
+    totalResults: z.number().int().describe('Items matching in total, not just this page.'),
+    start: z.number().int().describe('The offset this page starts at.'),
+    complete: z
+      .boolean()
+      .optional()
+      .describe('False only when addedWithinDays had more items than Zoteus reads (10,000); see message.'),
+    message: z.string().optional(),
+    ...answeredFields,
+    provenance: provenanceField,
+  }),
+  rows: 'items',
+  summarize: summary,
+  text: (out, input) =>
+    [summary(out, input), ...out.items.map((item) => resultLine(item as never as WebApiItem))].join('\n'),
+  async run(input, deps) {
+    const { searchItems } = await import('../../../core/items/read/search.js');
+    const out = await searchItems(deps, input);
+    return { ...out, items: out.items.map(asItemJson), provenance: PROVENANCE };
+  },
+});

@@ -1,0 +1,109 @@
+/**
+ * `zotero_summarize` / `zot summarize KEY…`, `zot summarize-all [--collection K] [--start N]
+ * [--limit N]`: compact digests of items for an agent; the whole-library form streams with
+ * progress events.
+ */
+import { z } from 'zod';
+import { digestText } from '../../../core/items/digest.js';
+import { defineTool } from '../../../core/tool.js';
+import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
+import { answeredFields, digestSchema, pageLine, plural, provenanceField } from './shared.js';
+
+function summary(
+  out: { digests: unknown[]; totalResults: number; start: number; backend: string },
+  input: { item_keys?: string[] | undefined; collectionKey?: string | undefined },
+): string {
+  if (input.item_keys?.length) return `${plural(out.digests.length, 'digest')} (${out.backend}).`;
+  const what = input.collectionKey ? `items of collection ${input.collectionKey}` : 'top-level items';
+  return `Digests: ${pageLine(out, out.digests.length, what)}`;
+}
+
+export default defineTool({
+  name: 'zotero_summarize',
+  title: 'Digest Zotero items (read-only)',
+  summary:
+    'Compact digests of items for an agent: citation line, creators, year, abstract excerpt, tags, notes, full text.',
+  description: [
+    'Read-only; changes nothing. A digest is what an agent needs to decide whether an item matters, in a few hundred',
+    'characters: a citation line (creators (year). Title. Container, volume(issue), pages. DOI), creators, year, the first',
+    '400 characters of the abstract, tags, collections (with names), child notes (first line and first 200 characters),',
+    'attachments, and whether readable full text exists. Give item_keys (up to 100) for those items (a key that names no',
+    'item makes the call not_found); or omit them for the top-level items of the library (or of collectionKey) in the order',
+    'they were added, paged by start/limit (25 by default; all: true reads every one from start, which can be long on a large',
+    'library: prefer paging). Use zotero_get_item for everything about one item, zotero_search_items to find keys.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['summarize'],
+      args: ['item_keys'],
+      omit: ['all', 'collectionKey', 'start', 'limit'],
+      summary:
+        'Digest items by key: citation line, creators, year, abstract excerpt, tags, notes, full text.',
+    },
+    {
+      path: ['summarize-all'],
+      omit: ['item_keys'],
+      preset: { all: true },
+      flags: { collectionKey: 'collection' },
+      summary:
+        'Digest every top-level item of the library (or --collection K), oldest first; progress events on stderr.',
+    },
+  ],
+  input: z
+    .object({
+      item_keys: z
+        .array(z.string().min(1).max(64))
+        .min(1)
+        .max(100)
+        .optional()
+        .describe(
+          'Keys of the items to digest (8 characters each, e.g. "ABCD2345"). Omit to digest the library.',
+        ),
+      all: z
+        .boolean()
+        .optional()
+        .describe(
+          'Without item_keys: digest every item from start (limit still caps it when given). Default false.',
+        ),
+      collectionKey: zoteroKey('collectionKey')
+        .optional()
+        .describe('Without item_keys: only the top-level items directly in this collection.'),
+      start: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          'Without item_keys: zero-based offset into the items in the order they were added (default 0).',
+        ),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(100_000)
+        .optional()
+        .describe('Without item_keys: how many digests (default 25, or every item with all: true).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    digests: z.array(digestSchema).describe('One digest per item, in the order asked for (or added).'),
+    totalResults: z
+      .number()
+      .int()
+      .describe('Items named (item_keys), or top-level items of the library or collection in total.'),
+    start: z.number().int().describe('The offset the digests start at.'),
+    ...answeredFields,
+    provenance: provenanceField,
+  }),
+  rows: 'digests',
+  summarize: summary,
+  text: (out, input) => [summary(out, input), ...out.digests.map((d) => digestText(d))].join('\n\n'),
+  async run(input, deps) {
+    const { summarize } = await import('../../../core/items/read/summarize.js');
+    return { ...(await summarize(deps, input)), provenance: PROVENANCE };
+  },
+});

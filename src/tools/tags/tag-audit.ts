@@ -1,0 +1,210 @@
+/**
+ * `zotero_tag_audit` / `zot tag audit --vocabulary FILE|-`: the tags of a library or of some
+ * collections checked against a controlled vocabulary, with `zot tag` commands to fix them.
+ */
+import { z } from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { answeredFields, plural, provenanceField } from '../items/read/shared.js';
+import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
+
+const word = z.string().min(1).max(255);
+
+const entry = z.union([
+  word,
+  z
+    .object({
+      term: word.describe('The preferred tag, exactly as it should be written.'),
+      synonyms: z
+        .array(word)
+        .max(100)
+        .optional()
+        .describe('Other spellings that mean the term: tags to rename to it.'),
+      tier: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('A group of terms (e.g. "method", "topic", "status"), for required_tiers.'),
+    })
+    .strict(),
+]);
+
+const summary = (out: {
+  items: number;
+  tags: number;
+  backend: string;
+  totals: { unknown: number; synonyms: number; nearDuplicates: number; suggestions: number };
+  missingTier: Array<{ tier: string; count: number }>;
+  complete: boolean;
+}): string => {
+  const findings = [
+    plural(out.totals.unknown, 'unknown tag'),
+    plural(out.totals.synonyms, 'synonym'),
+    plural(out.totals.nearDuplicates, 'near-duplicate group'),
+    ...out.missingTier.map((m) => `${plural(m.count, 'item')} without a "${m.tier}" tag`),
+  ];
+  return `Audited ${plural(out.tags, 'tag')} on ${plural(out.items, 'item')} (${out.backend}): ${findings.join(', ')}; ${plural(out.totals.suggestions, 'suggested command')}${out.complete ? '' : ' (incomplete read)'}.`;
+};
+
+export default defineTool({
+  name: 'zotero_tag_audit',
+  title: 'Audit tags against a vocabulary (read-only)',
+  summary:
+    'Check the tags of a library or collections against a controlled vocabulary; suggests zot tag commands.',
+  description: [
+    'Read-only; changes nothing. Reads every top-level item in scope (the whole library, or scope.collection_keys, with',
+    'their subcollections when include_subcollections is true; items in the trash are left out) and checks its tags against',
+    'vocabulary: plain strings, or {term, synonyms, tier} where term is the preferred spelling. Reports: unknown (tags that',
+    'are neither a term nor a synonym, with the closest term: match "variant" when equal after folding case, accents,',
+    'hyphens/spaces and simple English plurals, "similar" when a few letters apart), synonyms (tags to merge into their',
+    'preferred term), nearDuplicates (tags in scope equal after that folding, with the preferred spelling: the vocabulary',
+    'term, else the most used one), and missingTier (for each of required_tiers, the regular items carrying no term or',
+    'synonym of that tier). Automatic tags (added by importers) are skipped unless include_automatic. suggestions are',
+    'ready `zot tag rename OLD NEW` commands for synonyms, variants and near-duplicates (none for "similar" matches);',
+    'a rename acts on the whole library, not just the scope; run them with zotero_manage_tags (action "rename") over',
+    'MCP. limit caps each listed finding (default 100); totals count them all and truncated says whether any list was',
+    'cut. complete is false when a listing came back short. Tag names are case-sensitive.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.1.0',
+  cli: [
+    {
+      path: ['tag', 'audit'],
+      summary: 'Audit tags against a vocabulary: zot tag audit --vocabulary FILE|- [--required-tier T]…',
+      files: { vocabulary: 'json' },
+      flags: { required_tiers: 'required-tier' },
+    },
+  ],
+  input: z
+    .object({
+      vocabulary: z
+        .array(entry)
+        .min(1)
+        .max(10_000)
+        .describe(
+          'The controlled vocabulary: terms as strings, or {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}. On the CLI, a JSON file of this array (--vocabulary FILE, or - for stdin).',
+        ),
+      required_tiers: z
+        .array(z.string().min(1).max(100))
+        .max(50)
+        .optional()
+        .describe(
+          'Tiers every regular item in scope must have a tag from (each must be the tier of some term).',
+        ),
+      scope: z
+        .object({
+          collection_keys: z
+            .array(zoteroKey('A collection key'))
+            .min(1)
+            .max(100)
+            .optional()
+            .describe('Audit only the items of these collections (zotero_list_collections gives the keys).'),
+          include_subcollections: z
+            .boolean()
+            .optional()
+            .describe('Also the items of their subcollections, at any depth (default false).'),
+        })
+        .strict()
+        .optional()
+        .describe('What to audit; omit for the whole library.'),
+      include_automatic: z
+        .boolean()
+        .optional()
+        .describe('Also audit automatic tags (type 1, added by importers and translators); default false.'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .describe('At most this many entries in each listed finding (default 100, at most 1,000).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    items: z.number().int().describe('Top-level items audited.'),
+    tags: z.number().int().describe('Distinct tags on them (automatic ones only with include_automatic).'),
+    scope: z.object({
+      collections: z
+        .array(z.string())
+        .nullable()
+        .describe('The collections audited (subcollections included when asked); null: the whole library.'),
+    }),
+    unknown: z
+      .array(
+        z.object({
+          tag: z.string(),
+          items: z.number().int().describe('Items in scope carrying it.'),
+          closest: z.string().optional().describe('The closest vocabulary term.'),
+          match: z
+            .enum(['variant', 'similar'])
+            .optional()
+            .describe(
+              '"variant": the same after folding (rename it); "similar": a few letters apart (check first).',
+            ),
+        }),
+      )
+      .describe('Tags that are neither a term nor a synonym, most used first.'),
+    synonyms: z
+      .array(z.object({ tag: z.string(), preferred: z.string(), items: z.number().int() }))
+      .describe('Tags that are synonyms: merge each into its preferred term.'),
+    nearDuplicates: z
+      .array(
+        z.object({
+          preferred: z
+            .string()
+            .describe('The spelling to keep: the vocabulary term, else the most used one.'),
+          inVocabulary: z.boolean(),
+          tags: z.array(z.object({ tag: z.string(), items: z.number().int() })),
+        }),
+      )
+      .describe('Groups of tags equal after folding case, accents, hyphens/spaces and simple plurals.'),
+    missingTier: z
+      .array(
+        z.object({
+          tier: z.string(),
+          count: z.number().int().describe('Regular items in scope without a tag of this tier.'),
+          items: z.array(z.string()).describe('Their keys (at most limit).'),
+        }),
+      )
+      .describe('One entry per required tier.'),
+    suggestions: z
+      .array(z.string())
+      .describe('Ready `zot tag rename OLD NEW` commands; each renames across the whole library.'),
+    totals: z
+      .object({
+        unknown: z.number().int(),
+        synonyms: z.number().int(),
+        nearDuplicates: z.number().int(),
+        suggestions: z.number().int(),
+      })
+      .describe('Each finding counted in full, before limit.'),
+    truncated: z.boolean().describe('True when limit cut a list.'),
+    complete: z.boolean().describe('False when a listing came back shorter than its total.'),
+    message: z.string().optional(),
+    ...answeredFields,
+    provenance: provenanceField,
+  }),
+  summarize: summary,
+  text: (out) =>
+    [
+      summary(out),
+      ...out.synonyms.map((s) => `synonym   ${s.tag} → ${s.preferred} (${plural(s.items, 'item')})`),
+      ...out.unknown.map(
+        (u) =>
+          `unknown   ${u.tag} (${plural(u.items, 'item')})${u.closest ? `; ${u.match === 'variant' ? 'variant of' : 'close to'} ${u.closest}` : ''}`,
+      ),
+      ...out.nearDuplicates.map(
+        (g) => `near-dup  ${g.tags.map((t) => `${t.tag} (${t.items})`).join(', ')} → ${g.preferred}`,
+      ),
+      ...out.missingTier.map(
+        (m) => `no ${m.tier}: ${m.items.join(' ')}${m.count > m.items.length ? ` … (${m.count})` : ''}`,
+      ),
+      ...(out.suggestions.length ? ['', 'Suggested:', ...out.suggestions.map((s) => `  ${s}`)] : []),
+    ].join('\n'),
+  async run(input, deps) {
+    const { tagAudit } = await import('../../core/tags/audit.js');
+    return { ...(await tagAudit(deps, input)), provenance: PROVENANCE };
+  },
+});

@@ -15,7 +15,7 @@ import { ZoteusError } from '../errors.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary, type WebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
-import { addTags, applySetChange, removeTags, type ObjectData, type Tag } from '../writes/index.js';
+import { addTags, applySetChangeReported, removeTags, type ObjectData, type Tag } from '../writes/index.js';
 import { BATCH_SIZE, chunk, type CallContext } from '../zotero/index.js';
 import { assertBulkConfirmed, unique } from './common.js';
 import {
@@ -114,28 +114,11 @@ async function setChange(
 ): Promise<TagsOutput> {
   const phase = `tag_${action}`;
   const total = unique(keys).length;
-  const report = total > BATCH_SIZE;
-  if (report) deps.progress({ event: 'start', phase, done: 0, total });
-  const result = await applySetChange(lib.client, {
-    library: lib.prefix,
-    kind: 'items',
-    keys,
-    apply,
-    call,
-    progress: report
-      ? (done, all) => deps.progress({ event: 'progress', phase, done, total: all })
-      : undefined,
-  });
-  if (report) {
-    deps.progress({
-      event: 'complete',
-      phase,
-      done: total,
-      total,
-      succeeded: result.succeeded.length,
-      failed: result.failed.length,
-    });
-  }
+  const result = await applySetChangeReported(
+    lib.client,
+    { library: lib.prefix, kind: 'items', keys, apply, call },
+    { progress: deps.progress, phase, report: total > BATCH_SIZE },
+  );
   return {
     action,
     updated: result.succeeded,

@@ -8,7 +8,7 @@ import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
-import { applySetChange, type ObjectData } from '../writes/index.js';
+import { applySetChangeReported, type ObjectData } from '../writes/index.js';
 import { BATCH_SIZE, type FailedEntry, type ZoteroObject } from '../zotero/index.js';
 import { checkDelete, unique, type DeleteInput } from './common.js';
 
@@ -42,28 +42,17 @@ export async function trashItems(deps: Deps, input: TrashInput): Promise<TrashOu
   const lib = await openWebLibrary(deps, input, { access: 'write', call });
   const total = unique(input.item_keys).length;
   const phase = action === 'trash' ? 'trash' : 'restore';
-  const report = total > BATCH_SIZE;
-  if (report) deps.progress({ event: 'start', phase, done: 0, total });
-  const result = await applySetChange(lib.client, {
-    library: lib.prefix,
-    kind: 'items',
-    keys: input.item_keys,
-    apply: action === 'trash' ? toTrash : fromTrash,
-    call,
-    progress: report
-      ? (done, all) => deps.progress({ event: 'progress', phase, done, total: all })
-      : undefined,
-  });
-  if (report) {
-    deps.progress({
-      event: 'complete',
-      phase,
-      done: total,
-      total,
-      succeeded: result.succeeded.length,
-      failed: result.failed.length,
-    });
-  }
+  const result = await applySetChangeReported(
+    lib.client,
+    {
+      library: lib.prefix,
+      kind: 'items',
+      keys: input.item_keys,
+      apply: action === 'trash' ? toTrash : fromTrash,
+      call,
+    },
+    { progress: deps.progress, phase, report: total > BATCH_SIZE },
+  );
   return {
     action,
     updated: result.succeeded,

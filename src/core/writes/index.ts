@@ -8,3 +8,4 @@ export {
   type SetChangeResult,
 } from './engine.js';
 export { addTags, addToCollections, removeFromCollections, removeTags, type Tag } from './changes.js';
+export { applySetChangeReported, type Reporting } from './reported.js';

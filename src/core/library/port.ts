@@ -6,6 +6,8 @@
  */
 import type { LibraryType } from '../config.js';
 import type { TagEntry, WebApiCollection, WebApiItem } from '../local/sqlite/types.js';
+
+export { ITEM_SORT_FIELDS, type SortField } from '../local/sqlite/types.js';
 import type { IncompleteReason } from '../zotero/types.js';
 
 export type { TagEntry, WebApiCollection, WebApiItem };

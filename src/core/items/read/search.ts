@@ -10,22 +10,7 @@ import type { ItemQuery, LibraryReader, WebApiItem } from '../../library/port.js
 import type { Deps } from '../../tool.js';
 import { answered, openReader, type Answered } from './common.js';
 
-export const SORT_FIELDS = [
-  'dateModified',
-  'dateAdded',
-  'title',
-  'creator',
-  'itemType',
-  'date',
-  'accessDate',
-  'publicationTitle',
-  'publisher',
-  'language',
-  'libraryCatalog',
-  'callNumber',
-  'rights',
-  'extra',
-] as const;
+import type { SortField } from '../../library/port.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
@@ -43,7 +28,7 @@ export interface SearchInput extends LibraryArgs {
   top?: boolean | undefined;
   since?: number | undefined;
   includeTrashed?: boolean | undefined;
-  sort?: (typeof SORT_FIELDS)[number] | undefined;
+  sort?: SortField | undefined;
   direction?: 'asc' | 'desc' | undefined;
   start?: number | undefined;
   limit?: number | undefined;

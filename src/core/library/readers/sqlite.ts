@@ -8,26 +8,12 @@
 import type { LibraryType } from '../../config.js';
 import { ZoteusError } from '../../errors.js';
 import type { ItemListOptions, SortField, ZoteroSqliteReader } from '../../local/index.js';
+import { ITEM_SORT_FIELDS } from '../port.js';
 import type { CollectionListing, ItemQuery, LibraryReader } from '../port.js';
 import { checkObjectKey } from './web.js';
 
 /** The sort fields the database reader knows (the Web API's item sorts). */
-export const SQLITE_SORTS: readonly SortField[] = [
-  'dateAdded',
-  'dateModified',
-  'title',
-  'creator',
-  'itemType',
-  'date',
-  'accessDate',
-  'publicationTitle',
-  'publisher',
-  'language',
-  'libraryCatalog',
-  'callNumber',
-  'rights',
-  'extra',
-];
+export const SQLITE_SORTS: readonly SortField[] = ITEM_SORT_FIELDS;
 
 export interface SqliteReaderOptions {
   sqlite: ZoteroSqliteReader;

@@ -110,21 +110,25 @@ export interface FulltextInfo {
   content?: string;
 }
 
-export type SortField =
-  | 'dateAdded'
-  | 'dateModified'
-  | 'title'
-  | 'creator'
-  | 'itemType'
-  | 'date'
-  | 'accessDate'
-  | 'publicationTitle'
-  | 'publisher'
-  | 'language'
-  | 'libraryCatalog'
-  | 'callNumber'
-  | 'rights'
-  | 'extra';
+/** The item sorts of the Web API, which every backend supports: one list for the whole product. */
+export const ITEM_SORT_FIELDS = [
+  'dateModified',
+  'dateAdded',
+  'title',
+  'creator',
+  'itemType',
+  'date',
+  'accessDate',
+  'publicationTitle',
+  'publisher',
+  'language',
+  'libraryCatalog',
+  'callNumber',
+  'rights',
+  'extra',
+] as const;
+
+export type SortField = (typeof ITEM_SORT_FIELDS)[number];
 
 export interface ItemFilters {
   /** Only items not in the trash (default), or the trash too. */

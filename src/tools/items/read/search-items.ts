@@ -9,23 +9,8 @@ import { defineTool } from '../../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
 import { answeredFields, asItemJson, pageLine, provenanceField, webApiItem } from './shared.js';
 
-// Mirrors SORT_FIELDS of core/items/read/search.ts (kept here so `zot --help` loads no core code).
-const SORT_FIELDS = [
-  'dateModified',
-  'dateAdded',
-  'title',
-  'creator',
-  'itemType',
-  'date',
-  'accessDate',
-  'publicationTitle',
-  'publisher',
-  'language',
-  'libraryCatalog',
-  'callNumber',
-  'rights',
-  'extra',
-] as const;
+// The port module is a light one (types and this list), so `zot --help` stays cheap.
+import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../../core/library/port.js';
 
 const filterExpr = (what: string, example: string) =>
   z

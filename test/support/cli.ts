@@ -46,6 +46,9 @@ export function sandbox(): { dir: string; env: Record<string, string>; cleanup()
     ZOTERO_API_URL: 'http://127.0.0.1:9',
     // Nor may a developer's running Zotero answer a test's reads.
     ZOTEUS_LOCAL_API_URL: 'http://127.0.0.1:9/api',
+    ZOTEUS_CROSSREF_URL: 'http://127.0.0.1:9/crossref',
+    ZOTEUS_DATACITE_URL: 'http://127.0.0.1:9/datacite',
+    ZOTEUS_ARXIV_URL: 'http://127.0.0.1:9/arxiv',
   };
   return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

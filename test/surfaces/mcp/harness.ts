@@ -23,6 +23,9 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
     ZOTERO_API_URL: 'http://127.0.0.1:9',
     // Nor may a developer's running Zotero answer a test's reads.
     ZOTEUS_LOCAL_API_URL: 'http://127.0.0.1:9/api',
+    ZOTEUS_CROSSREF_URL: 'http://127.0.0.1:9/crossref',
+    ZOTEUS_DATACITE_URL: 'http://127.0.0.1:9/datacite',
+    ZOTEUS_ARXIV_URL: 'http://127.0.0.1:9/arxiv',
     ...extra,
   };
 }

@@ -48,8 +48,12 @@ describe('resolver settings', () => {
   it('reads the base URLs from the environment and refuses a bad one, naming the variable', () => {
     const d = deps();
     expect(resolverSettings(d)).toMatchObject({ crossref: fakes.urls.crossref, arxiv: fakes.urls.arxiv });
+    // The sandbox points the resolvers at a dead port; without those variables the defaults apply.
+    const bare = Object.fromEntries(
+      Object.entries(box.env).filter(([k]) => !/^ZOTEUS_(CROSSREF|DATACITE|ARXIV)_URL$/.test(k)),
+    );
     const defaults = resolverSettings(
-      createDeps({ config: loadConfig(box.env), env: box.env, version: '1', surface: 'cli' }),
+      createDeps({ config: loadConfig(bare), env: bare, version: '1', surface: 'cli' }),
     );
     expect(defaults).toMatchObject({
       crossref: 'https://api.crossref.org',

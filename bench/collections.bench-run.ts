@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/core/deps.js';
@@ -26,6 +25,7 @@ import listTool from '../src/tools/collections/list.js';
 import manageTool from '../src/tools/collections/manage.js';
 import { startZoteroServer, type ZoteroTestServer } from '../test/support/zotero-server/index.js';
 import { createRecorder, startReplay, type ReplayServer } from './replay.js';
+import { printRequestRows, requestMeasurer, type RequestRow } from './support.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const COLLECTIONS = Number(process.env.BENCH_COLLECTIONS ?? 20_000);
@@ -34,14 +34,6 @@ const KEY = 'BenchK3yAbCdEfGh12345678';
 const PAGES = Math.ceil(COLLECTIONS / 100);
 const BATCHES = Math.ceil(ITEMS / 50);
 
-interface Row {
-  what: string;
-  requests: number;
-  wallMs: number;
-  maxInFlight: number;
-  note: string;
-}
-
 let server: ZoteroTestServer;
 let replay: ReplayServer | undefined;
 let dir: string;
@@ -49,7 +41,8 @@ let target: string;
 let naiveTarget: string;
 let batchedItems: string[];
 let naiveItems: string[];
-const rows: Row[] = [];
+const rows: RequestRow[] = [];
+const measure = requestMeasurer(rows);
 const recorder = createRecorder();
 const opened: Deps[] = [];
 
@@ -122,43 +115,11 @@ afterAll(async () => {
   await replay?.close();
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
-  const head = ['what', 'requests', 'wall ms', 'max in flight', 'note'];
-  const cells = [
-    head,
-    ...rows.map((r) => [r.what, String(r.requests), String(r.wallMs), String(r.maxInFlight), r.note]),
-  ];
-  const widths = head.map((_, c) => Math.max(...cells.map((line) => (line[c] as string).length)));
-  const text = cells.map((line) =>
-    line
-      .map((cell, c) => cell.padEnd(widths[c] as number))
-      .join('  ')
-      .trimEnd(),
-  );
-  process.stdout.write(
-    `\nCollections bench: ${COLLECTIONS} collections, ${ITEMS} items per membership change, ${LATENCY_MS} ms latency per request\n\n` +
-      `${text[0]}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${text.slice(1).join('\n')}\n\n`,
+  printRequestRows(
+    `Collections bench: ${COLLECTIONS} collections, ${ITEMS} items per membership change, ${LATENCY_MS} ms latency per request`,
+    rows,
   );
 });
-
-async function measure<T>(
-  what: string,
-  counter: { reset(): void; requests(): number; maxInFlight(): number },
-  note: (result: T) => string,
-  work: () => Promise<T>,
-): Promise<{ result: T; row: Row }> {
-  counter.reset();
-  const started = performance.now();
-  const result = await work();
-  const row = {
-    what,
-    requests: counter.requests(),
-    wallMs: Math.round(performance.now() - started),
-    maxInFlight: counter.maxInFlight(),
-    note: note(result),
-  };
-  rows.push(row);
-  return { result, row };
-}
 
 const testServer = {
   reset: () => server.clearLog(),
@@ -173,7 +134,7 @@ it(`zotero_list_collections over ${COLLECTIONS} collections: cold, warm (one 304
   const deps = makeDeps(server.url);
   const realFetch = globalThis.fetch;
   globalThis.fetch = recorder.fetch as typeof fetch;
-  let cold: { result: ListOut; row: Row };
+  let cold: { result: ListOut; row: RequestRow };
   try {
     cold = await measure(
       `list ${COLLECTIONS}, cold`,

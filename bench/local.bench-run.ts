@@ -12,8 +12,8 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { printTimingRows, timers, type TimingRow } from './support.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../src/core/local/index.js';
 import { buildLargeLibrary } from '../src/core/local/sample/index.js';
 
@@ -21,42 +21,11 @@ const ITEMS = Number(process.env.BENCH_LOCAL_ITEMS ?? 50_000);
 const COLLECTIONS = Number(process.env.BENCH_LOCAL_COLLECTIONS ?? 2_000);
 const RUNS = Number(process.env.BENCH_LOCAL_RUNS ?? 15);
 
-interface Row {
-  what: string;
-  ms: number;
-  note: string;
-}
-
-const rows: Row[] = [];
+const rows: TimingRow[] = [];
+const { once, warm } = timers(rows, RUNS);
 let dir: string | undefined;
 let path: string;
 let reader: ZoteroSqliteReader;
-
-async function once<T>(what: string, fn: () => Promise<T>, note: (r: T) => string = () => ''): Promise<T> {
-  const t = performance.now();
-  const r = await fn();
-  rows.push({ what, ms: performance.now() - t, note: note(r) });
-  return r;
-}
-
-/** Median of RUNS runs after the first (warm). */
-async function warm<T>(what: string, fn: () => Promise<T>, note: (r: T) => string = () => ''): Promise<T> {
-  let last = await fn();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    last = await fn();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  const p90 = times[Math.min(times.length - 1, Math.floor(times.length * 0.9))]!;
-  rows.push({
-    what,
-    ms: times[Math.floor(times.length / 2)]!,
-    note: `${note(last)}; p90 ${p90.toFixed(1)} ms`,
-  });
-  return last;
-}
 
 beforeAll(async () => {
   if (process.env.BENCH_LOCAL_DB && existsSync(process.env.BENCH_LOCAL_DB)) {
@@ -76,16 +45,10 @@ beforeAll(async () => {
 afterAll(() => {
   reader?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
-  const width = Math.max(...rows.map((r) => r.what.length));
-  const lines = [
-    '',
+  printTimingRows(
     `zotero.sqlite reader, ${ITEMS} top-level items, ${COLLECTIONS} collections (median of ${RUNS} warm runs)`,
-    '',
-    `${'what'.padEnd(width)}  ${'ms'.padStart(9)}  note`,
-    ...rows.map((r) => `${r.what.padEnd(width)}  ${r.ms.toFixed(1).padStart(9)}  ${r.note}`),
-    '',
-  ];
-  process.stdout.write(lines.join('\n'));
+    rows,
+  );
 });
 
 it('measures the reader', async () => {

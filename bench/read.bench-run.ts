@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { median, printTimingRows, timers, type TimingRow } from './support.js';
 import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/core/deps.js';
 import { buildLargeLibrary } from '../src/core/local/sample/index.js';
@@ -40,42 +41,16 @@ const PROCS = Number(process.env.BENCH_READ_PROCS ?? 5);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ZOT = join(ROOT, 'bin', 'zot');
 
-interface Row {
-  what: string;
-  ms: number;
-  note: string;
-}
-
-const rows: Row[] = [];
+const rows: TimingRow[] = [];
+const { once, warm } = timers(rows, RUNS);
 let dir: string;
 let env: Record<string, string>;
 let deps: Deps | undefined;
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(tool: object, input: Record<string, unknown>): Promise<any> {
   const t = tool as AnyTool;
   return t.output.parse(await t.run(t.input.parse(input), deps!));
-}
-
-async function once<T>(what: string, fn: () => Promise<T>, note: (r: T) => string = () => ''): Promise<T> {
-  const t = performance.now();
-  const r = await fn();
-  rows.push({ what, ms: performance.now() - t, note: note(r) });
-  return r;
-}
-
-async function warm<T>(what: string, fn: () => Promise<T>, note: (r: T) => string = () => ''): Promise<T> {
-  let last = await fn();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    last = await fn();
-    times.push(performance.now() - t);
-  }
-  rows.push({ what, ms: median(times), note: `${note(last)}; max ${Math.max(...times).toFixed(1)} ms` });
-  return last;
 }
 
 /**
@@ -146,16 +121,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await deps?.services.close();
   rmSync(dir, { recursive: true, force: true });
-  const width = Math.max(...rows.map((r) => r.what.length));
-  process.stdout.write(
-    [
-      '',
-      `read tools on zotero.sqlite, ${ITEMS} top-level items, ${COLLECTIONS} collections (in process: median of ${RUNS} warm runs; processes: median of ${PROCS})`,
-      '',
-      `${'what'.padEnd(width)}  ${'ms'.padStart(9)}  note`,
-      ...rows.map((r) => `${r.what.padEnd(width)}  ${r.ms.toFixed(1).padStart(9)}  ${r.note}`),
-      '',
-    ].join('\n'),
+  printTimingRows(
+    `read tools on zotero.sqlite, ${ITEMS} top-level items, ${COLLECTIONS} collections (in process: median of ${RUNS} warm runs; processes: median of ${PROCS})`,
+    rows,
   );
 });
 

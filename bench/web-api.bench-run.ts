@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/core/deps.js';
@@ -24,6 +23,7 @@ import { CLI_VERSION } from '../src/core/version.js';
 import type { ListResult } from '../src/core/zotero/index.js';
 import { startZoteroServer, type ZoteroTestServer } from '../test/support/zotero-server/index.js';
 import { createRecorder, startReplay, type ReplayServer } from './replay.js';
+import { printRequestRows, requestMeasurer, type RequestRow } from './support.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const COLLECTIONS = Number(process.env.BENCH_COLLECTIONS ?? 20_000);
@@ -32,19 +32,12 @@ const KEY = 'BenchK3yAbCdEfGh12345678';
 const PAGES = Math.ceil(COLLECTIONS / 100);
 const BATCHES = Math.ceil(ITEMS / 50);
 
-interface Row {
-  what: string;
-  requests: number;
-  wallMs: number;
-  maxInFlight: number;
-  note: string;
-}
-
 let server: ZoteroTestServer;
 let replay: ReplayServer | undefined;
 let dir: string;
 let itemKeys: string[];
-const rows: Row[] = [];
+const rows: RequestRow[] = [];
+const measure = requestMeasurer(rows);
 /** The answers of the cold listing, replayed by the second test. */
 const recorder = createRecorder();
 const opened: Deps[] = [];
@@ -111,43 +104,11 @@ afterAll(async () => {
   await replay?.close();
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
-  const head = ['what', 'requests', 'wall ms', 'max in flight', 'note'];
-  const cells = [
-    head,
-    ...rows.map((r) => [r.what, String(r.requests), String(r.wallMs), String(r.maxInFlight), r.note]),
-  ];
-  const widths = head.map((_, c) => Math.max(...cells.map((line) => (line[c] as string).length)));
-  const text = cells.map((line) =>
-    line
-      .map((cell, c) => cell.padEnd(widths[c] as number))
-      .join('  ')
-      .trimEnd(),
-  );
-  process.stdout.write(
-    `\nZotero Web API bench: ${COLLECTIONS} collections, ${ITEMS} items, ${LATENCY_MS} ms latency per request\n\n` +
-      `${text[0]}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${text.slice(1).join('\n')}\n\n`,
+  printRequestRows(
+    `Zotero Web API bench: ${COLLECTIONS} collections, ${ITEMS} items, ${LATENCY_MS} ms latency per request`,
+    rows,
   );
 });
-
-async function measure<T>(
-  what: string,
-  counter: { reset(): void; requests(): number; maxInFlight(): number },
-  note: (result: T) => string,
-  work: () => Promise<T>,
-): Promise<{ result: T; row: Row }> {
-  counter.reset();
-  const started = performance.now();
-  const result = await work();
-  const row = {
-    what,
-    requests: counter.requests(),
-    wallMs: Math.round(performance.now() - started),
-    maxInFlight: counter.maxInFlight(),
-    note: note(result),
-  };
-  rows.push(row);
-  return { result, row };
-}
 
 const testServer = {
   reset: () => server.clearLog(),
@@ -168,7 +129,7 @@ it(`lists ${COLLECTIONS} collections cold, then warm in one request, and reads $
   // The answers are recorded on the way (the client calls the global fetch) for the replay below.
   const realFetch = globalThis.fetch;
   globalThis.fetch = recorder.fetch as typeof fetch;
-  let cold: { result: ListResult; row: Row };
+  let cold: { result: ListResult; row: RequestRow };
   try {
     cold = await measure(
       `list ${COLLECTIONS} collections, cold`,

@@ -154,3 +154,8 @@ export function isMutating(tier: Tier): boolean {
 export function commandTier(tool: AnyTool, command: CliCommand): Tier {
   return command.tier ?? tool.tier;
 }
+
+/** Whether this call of the tool needs an API key (`needsKey`, a flag or a function of the input). */
+export function requiresKey(tool: AnyTool, input: Record<string, unknown>): boolean {
+  return typeof tool.needsKey === 'function' ? tool.needsKey(input) : tool.needsKey === true;
+}

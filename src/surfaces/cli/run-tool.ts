@@ -11,7 +11,7 @@ import { PARTIAL_EXIT_CODE, ZoteusError, toZoteusError } from '../../core/errors
 import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
 import { classifyOutcome } from '../../core/outcome.js';
 import type { IdempotencyStore, StoredResult } from '../../core/store/idempotency.js';
-import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
+import { requiresKey, type AnyTool, type Clock, type CliCommand } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
 import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
@@ -150,9 +150,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   }
 
   try {
-    const needsKey =
-      typeof tool.needsKey === 'function' ? tool.needsKey(runInput as never) : (tool.needsKey ?? false);
-    if (needsKey && config.apiKey === undefined) {
+    if (requiresKey(tool, runInput) && config.apiKey === undefined) {
       throw new ZoteusError(
         'auth_missing',
         `\`zot ${scope}\` needs a Zotero API key, and none is configured.`,

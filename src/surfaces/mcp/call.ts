@@ -8,7 +8,7 @@ import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/sdk/ty
 import { ZoteusError } from '../../core/errors.js';
 import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
 import { classifyOutcome } from '../../core/outcome.js';
-import type { AnyTool, Deps, ProgressEvent } from '../../core/tool.js';
+import { requiresKey, type AnyTool, type Deps, type ProgressEvent } from '../../core/tool.js';
 import { errorResult, successResult } from './results.js';
 import { checkOutput, parseArguments } from './validate.js';
 
@@ -49,10 +49,6 @@ export function progressForwarder(
   };
 }
 
-function needsKey(tool: AnyTool, input: Record<string, unknown>): boolean {
-  return typeof tool.needsKey === 'function' ? tool.needsKey(input) : tool.needsKey === true;
-}
-
 export async function callTool(
   tools: ReadonlyMap<string, AnyTool>,
   readOnly: boolean,
@@ -79,7 +75,7 @@ export async function callTool(
     const input = parseArguments(tool, request.arguments);
     // The library address is part of the input: a bad one is refused before credentials.
     if ('library_id' in tool.input.shape) resolveLibrary(input as LibraryArgs, deps.config);
-    if (needsKey(tool, input) && deps.config.apiKey === undefined) {
+    if (requiresKey(tool, input) && deps.config.apiKey === undefined) {
       throw new ZoteusError('auth_missing', `${tool.name} needs a Zotero API key, and none is configured.`, {
         hint: 'Set ZOTERO_API_KEY in the environment of the MCP server (create a key at https://www.zotero.org/settings/keys).',
       });

@@ -3,6 +3,7 @@
  * desktop's database): the declaration's handler with its input and output schemas, as the
  * surfaces run it.
  */
+import type { StatsOutput } from '../../../../src/core/items/read/stats.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { AnyTool, Deps, ProgressEvent } from '../../../../src/core/tool.js';
@@ -263,23 +264,7 @@ describe('zotero_list_tags on zotero.sqlite', () => {
 
 describe('zotero_stats on zotero.sqlite', () => {
   it('counts by type, top-level, notes, attachments, trash, collections, tags, version, backend', async () => {
-    const s = (await run(stats as unknown as AnyTool, {})) as {
-      backend: string;
-      library: string;
-      libraryVersion: number | null;
-      items: {
-        total: number;
-        topLevel: number;
-        regular: number;
-        notes: number;
-        attachments: number;
-        annotations: number;
-        byType: Record<string, number>;
-      };
-      trash: number;
-      collections: number;
-      tags: number;
-    };
+    const s = (await run(stats as unknown as AnyTool, {})) as unknown as StatsOutput;
     expect(s).toMatchObject({ backend: 'sqlite', library: SAMPLE_USER });
     expect(s.libraryVersion).toEqual(expect.any(Number));
     const sum = Object.values(s.items.byType).reduce((a, b) => a + b, 0);

@@ -65,7 +65,10 @@ export async function extractPdf(
       pageStarts,
       totalPages: doc.numPages,
     };
-    if (options.outline) result.outline = await outlineOf(doc);
+    if (options.outline) {
+      // A broken outline must not cost the text: the document then has none.
+      result.outline = await outlineOf(doc).catch(() => []);
+    }
     return result;
   } finally {
     await doc.destroy();

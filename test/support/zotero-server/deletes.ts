@@ -52,6 +52,7 @@ export function deleteItems(store: Store, keys: string[], version: number): bool
   }
   for (const key of doomed) {
     store.items.delete(key);
+    store.fulltext?.delete(key);
     recordDeletion(store, 'items', key, version);
   }
   return doomed.size > 0;

@@ -1,9 +1,10 @@
 /**
  * In-process Zotero Web API v3 test server (`node:http` on 127.0.0.1, random port).
  * Implements the documented semantics of docs `zotero/web-api.md` (versions, 412/428, 50-object
- * batches, paging, write tokens, key permissions, group libraries, cascade deletes), logs every
- * request and injects faults. `serveLocalApi` also serves the same libraries under `/api` as
- * the desktop app's local API (`routes-local.ts`). Test code only: never a product backend.
+ * batches, paging, write tokens, key permissions, group libraries, cascade deletes, full text),
+ * logs every request and injects faults. `serveLocalApi` also serves the same libraries under
+ * `/api` as the desktop app's local API (`routes-local.ts`). Test code only: never a product
+ * backend.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -32,6 +32,8 @@ export interface Store {
   items: Map<string, ItemData>;
   searches: Map<string, SearchData>;
   deletedLog: DeletedEntry[];
+  /** Full text by attachment key: goes with its item when the item is deleted. */
+  fulltext?: Map<string, unknown>;
 }
 
 export type WriteMode = 'patch' | 'put' | 'create';

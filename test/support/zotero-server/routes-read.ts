@@ -1,9 +1,10 @@
 /**
- * GET handlers under a library prefix: listings, single objects, tags and `deleted`.
+ * GET handlers under a library prefix: listings, single objects, tags, `deleted` and full text.
  */
 import { HttpError, intParam, send, versionHeader, type Ctx } from './http.js';
 import { alternateUrl, collectionJson, itemJson, searchJson, tagJson, type RenderCtx } from './render.js';
 import { notModified, sendList, type ListSpec } from './listing.js';
+import { fulltextSince, getItemFulltext } from './routes-fulltext.js';
 import type { Library, ServerState } from './state.js';
 import type { CollectionData, DeletedKind, ItemData, SearchData } from './types.js';
 
@@ -84,6 +85,7 @@ export function handleRead(r: LibraryRoute): boolean {
       );
     }
     if (n === 3 && sub === 'tags') return listTags(r, [item]);
+    if (n === 3 && sub === 'fulltext') return getItemFulltext(r, item);
     return false;
   }
   if (head === 'searches') {
@@ -95,6 +97,7 @@ export function handleRead(r: LibraryRoute): boolean {
   }
   if (head === 'tags' && n === 1) return listTags(r, liveItems(r));
   if (head === 'deleted' && n === 1) return deleted(r);
+  if (head === 'fulltext' && n === 1) return fulltextSince(r);
   return false;
 }
 

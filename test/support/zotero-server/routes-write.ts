@@ -1,6 +1,7 @@
 /**
  * Write handlers under a library prefix: batch POST, single-object PUT/PATCH and DELETE,
- * with Zotero's version preconditions (412 stale, 428 missing) and write tokens.
+ * with Zotero's version preconditions (412 stale, 428 missing) and write tokens; and the PUT
+ * of an attachment's full text (`routes-fulltext.ts`).
  */
 import { HttpError, send, versionHeader, type Ctx } from './http.js';
 import { isValidKey, randomKey } from './keys.js';
@@ -8,6 +9,7 @@ import { keyList } from './listing.js';
 import { buildObject, nowIso, singular, storeObject, WriteError, type StoredObject } from './mutate.js';
 import { deleteCollections, deleteItems, deleteSearches, deleteTags } from './deletes.js';
 import { collectionJson, itemJson, searchJson, type RenderCtx } from './render.js';
+import { putItemFulltext } from './routes-fulltext.js';
 import type { LibraryRoute } from './routes-read.js';
 import type { Library } from './state.js';
 import type { ObjectKind } from './types.js';
@@ -26,6 +28,9 @@ export function handleWrite(r: LibraryRoute): boolean {
   const [head, key] = r.segments;
   const n = r.segments.length;
   const method = r.ctx.method;
+  if (head === 'items' && n === 3 && key && r.segments[2] === 'fulltext' && method === 'PUT') {
+    return putItemFulltext(r, key);
+  }
   if (head && KINDS.has(head)) {
     const kind = head as ObjectKind;
     if (n === 1 && method === 'POST') return batchWrite(r, kind);

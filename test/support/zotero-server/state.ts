@@ -5,10 +5,13 @@
 import { isValidKey, KEY_CHARS, randomKey } from './keys.js';
 import { buildObject, nowIso, storeObject, WriteError, type Store, type StoredObject } from './mutate.js';
 import { deleteCollections, deleteItems } from './deletes.js';
+import { parseFulltext, storeFulltext } from './fulltext.js';
 import type {
   CollectionData,
   CollectionSeed,
   DeletedEntry,
+  FulltextData,
+  FulltextInput,
   ItemData,
   ItemSeed,
   KeyAccess,
@@ -54,6 +57,7 @@ export class Library implements TestLibrary, Store {
   items = new Map<string, ItemData>();
   searches = new Map<string, SearchData>();
   deletedLog: DeletedEntry[] = [];
+  fulltext = new Map<string, FulltextData>();
   /** Zotero-Write-Token values already used in this library. */
   writeTokens = new Set<string>();
 
@@ -98,6 +102,13 @@ export class Library implements TestLibrary, Store {
   deleteItem(key: string): void {
     if (!this.items.has(key)) throw new Error(`No item ${key} in ${this.prefix}`);
     deleteItems(this, [key], ++this.version);
+  }
+
+  setFulltext(key: string, data: FulltextInput): number {
+    const version = this.version + 1;
+    this.guard(() => storeFulltext(this, key, parseFulltext(data), version));
+    this.version = version;
+    return version;
   }
 
   /** Seeds go through the same validation as client writes, so a test cannot build an impossible library. */

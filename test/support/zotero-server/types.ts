@@ -69,6 +69,22 @@ export interface DeletedEntry {
   version: number;
 }
 
+/**
+ * An attachment's full text as `items/{key}/fulltext` serves it: `indexedPages`/`totalPages`
+ * for PDFs, `indexedChars`/`totalChars` for other documents.
+ */
+export interface FulltextData {
+  content: string;
+  indexedChars?: number;
+  totalChars?: number;
+  indexedPages?: number;
+  totalPages?: number;
+  /** The full-text version: the library version of the write that stored it. */
+  version: number;
+}
+
+export type FulltextInput = Omit<FulltextData, 'version'>;
+
 export type CollectionSeed = { key?: string; name: string; parentCollection?: string | false };
 export type ItemSeed = Partial<ItemData> & {
   itemType?: string;
@@ -87,6 +103,8 @@ export interface TestLibrary {
   searches: Map<string, SearchData>;
   /** Permanent deletions in order; `deleted?since=` reads this. */
   deletedLog: DeletedEntry[];
+  /** Full text by attachment key; `items/{key}/fulltext` and `fulltext?since=` read this. */
+  fulltext: Map<string, FulltextData>;
   /** Seeds directly (one version bump for the whole list); returns the keys in order. */
   addCollections(list: CollectionSeed[]): string[];
   addItems(list: ItemSeed[]): string[];
@@ -97,6 +115,11 @@ export interface TestLibrary {
   /** As if another client deleted it: subtree cascade, membership stripped, deletions logged. */
   deleteCollection(key: string): void;
   deleteItem(key: string): void;
+  /**
+   * As if a client PUT `items/{key}/fulltext`: the item must be a file attachment (not a
+   * linked URL); bumps the library version, which becomes the full-text version (returned).
+   */
+  setFulltext(key: string, data: FulltextInput): number;
 }
 
 export interface RequestLogEntry {

@@ -1,8 +1,8 @@
 /**
  * zotero_get_fulltext against a desktop data directory (zotero.sqlite + storage/): which source
  * answers, passages with exact offsets, headings and page locators, page ranges, the outline,
- * the document's start; and `zot pdf` end to end. The Web API test server has no `/fulltext`
- * route, so the API source is not exercised here.
+ * the document's start; and `zot pdf` end to end. The local and Web API sources:
+ * api-sources.test.ts; the disk cache of extracted text: extract-cache.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../../src/core/tool.js';

@@ -30,7 +30,22 @@ export interface Config {
   zoteroDataDir: string;
   local: 'auto' | 'on' | 'off';
   indexFulltext: boolean;
+  /** The first search of a zotero.sqlite library this large starts building its index in the background (0: never). */
+  indexAutoMinItems: number;
   embeddings: 'off' | 'openai' | 'ollama';
+  /**
+   * Embeddings server base URL and model (no trailing slash). Filled with the provider's
+   * defaults when embeddings are on; undefined when they are off and the variable is unset.
+   */
+  embeddingsUrl: string | undefined;
+  embeddingsModel: string | undefined;
+  /**
+   * Bearer key of an OpenAI-compatible server (ZOTEUS_EMBEDDINGS_API_KEY, else OPENAI_API_KEY).
+   * Kept whatever the provider so the surfaces can redact it; only the openai provider sends it.
+   */
+  embeddingsApiKey: string | undefined;
+  /** Texts per embeddings request. */
+  embeddingsBatch: number;
   readOnly: boolean;
   confirmBulkWrites: number;
   allowDelete: boolean;
@@ -107,7 +122,29 @@ export const ENV_VARS = [
   },
   { name: 'ZOTEUS_ALLOW_DELETE', default: 'false', help: 'Allow permanent item deletion.' },
   { name: 'ZOTEUS_INDEX_FULLTEXT', default: 'false', help: 'Index full text in the local search index.' },
+  {
+    name: 'ZOTEUS_INDEX_AUTO_MIN_ITEMS',
+    default: '2000',
+    help: 'A search of a zotero.sqlite library with this many items builds its index in the background (0: never).',
+  },
   { name: 'ZOTEUS_EMBEDDINGS', default: 'off', help: 'Vector ranking: off, openai or ollama.' },
+  {
+    name: 'ZOTEUS_EMBEDDINGS_URL',
+    default: 'https://api.openai.com/v1 (openai), http://127.0.0.1:11434 (ollama)',
+    help: 'Embeddings server: an OpenAI-compatible API or an Ollama server.',
+  },
+  {
+    name: 'ZOTEUS_EMBEDDINGS_MODEL',
+    default: 'text-embedding-3-small (openai), nomic-embed-text (ollama)',
+    help: 'Embedding model.',
+  },
+  {
+    name: 'ZOTEUS_EMBEDDINGS_API_KEY',
+    alias: 'OPENAI_API_KEY',
+    default: '(none)',
+    help: 'Bearer key of the OpenAI-compatible embeddings server (openai only).',
+  },
+  { name: 'ZOTEUS_EMBEDDINGS_BATCH', default: '64', help: 'Texts per embeddings request.' },
   { name: 'ZOTEUS_MAX_COLLECTIONS', default: '100000', help: 'Cap on the collections one listing reads.' },
   {
     name: 'ZOTEUS_RETRY_BUDGET_MS',
@@ -295,12 +332,8 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     zoteroDataDir,
     local: parseChoice('ZOTEUS_LOCAL', env.ZOTEUS_LOCAL, ['auto', 'on', 'off'] as const, 'auto'),
     indexFulltext: parseBool('ZOTEUS_INDEX_FULLTEXT', env.ZOTEUS_INDEX_FULLTEXT, false),
-    embeddings: parseChoice(
-      'ZOTEUS_EMBEDDINGS',
-      env.ZOTEUS_EMBEDDINGS,
-      ['off', 'openai', 'ollama'] as const,
-      'off',
-    ),
+    indexAutoMinItems: parseInt10('ZOTEUS_INDEX_AUTO_MIN_ITEMS', env.ZOTEUS_INDEX_AUTO_MIN_ITEMS, 2000, 0),
+    ...parseEmbeddings(env),
     readOnly: parseBool('ZOTEUS_READ_ONLY', env.ZOTEUS_READ_ONLY, false),
     confirmBulkWrites: parseInt10('ZOTEUS_CONFIRM_BULK_WRITES', env.ZOTEUS_CONFIRM_BULK_WRITES, 0, 0),
     allowDelete: parseBool('ZOTEUS_ALLOW_DELETE', env.ZOTEUS_ALLOW_DELETE, false),
@@ -310,6 +343,53 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
     resolvers: parseResolvers(env),
     sources,
+  };
+}
+
+/** Defaults of each embeddings provider (README, "Configuration"). */
+export const EMBEDDINGS_DEFAULTS = {
+  openai: { url: 'https://api.openai.com/v1', model: 'text-embedding-3-small' },
+  ollama: { url: 'http://127.0.0.1:11434', model: 'nomic-embed-text' },
+} as const;
+
+type EmbeddingsConfig = Pick<
+  Config,
+  'embeddings' | 'embeddingsUrl' | 'embeddingsModel' | 'embeddingsApiKey' | 'embeddingsBatch'
+>;
+
+function parseEmbeddings(env: Env): EmbeddingsConfig {
+  const embeddings = parseChoice(
+    'ZOTEUS_EMBEDDINGS',
+    env.ZOTEUS_EMBEDDINGS,
+    ['off', 'openai', 'ollama'] as const,
+    'off',
+  );
+  const defaults = embeddings === 'off' ? undefined : EMBEDDINGS_DEFAULTS[embeddings];
+  // A set variable is validated even while embeddings are off: a typo surfaces now, not on the
+  // day someone turns them on.
+  const urlText = env.ZOTEUS_EMBEDDINGS_URL?.trim() || defaults?.url;
+  const keyName = env.ZOTEUS_EMBEDDINGS_API_KEY?.trim() ? 'ZOTEUS_EMBEDDINGS_API_KEY' : 'OPENAI_API_KEY';
+  const apiKey = env[keyName]?.trim() || undefined;
+  // It goes into an HTTP header: whitespace or control characters would break the request (and
+  // fetch's error could quote it). Never echo the value: it is a secret even when malformed.
+  // OPENAI_API_KEY belongs to other tools too: it only stops Zoteus when Zoteus would send it.
+  const checked = keyName === 'ZOTEUS_EMBEDDINGS_API_KEY' || embeddings === 'openai';
+  if (apiKey !== undefined && checked && !/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new ZoteusError(
+      'validation_error',
+      `${keyName} is malformed (expected printable ASCII, no spaces).`,
+      {
+        field: keyName,
+        hint: `Fix or unset ${keyName}.`,
+      },
+    );
+  }
+  return {
+    embeddings,
+    embeddingsUrl: urlText === undefined ? undefined : parseApiUrl('ZOTEUS_EMBEDDINGS_URL', urlText),
+    embeddingsModel: env.ZOTEUS_EMBEDDINGS_MODEL?.trim() || defaults?.model,
+    embeddingsApiKey: apiKey,
+    embeddingsBatch: parseInt10('ZOTEUS_EMBEDDINGS_BATCH', env.ZOTEUS_EMBEDDINGS_BATCH, 64, 1),
   };
 }
 

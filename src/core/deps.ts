@@ -48,7 +48,7 @@ export interface DepsOptions {
 }
 
 export function createDeps(options: DepsOptions): Deps {
-  const redact: Redactor = createRedactor([options.config.apiKey]);
+  const redact: Redactor = createRedactor([options.config.apiKey, options.config.embeddingsApiKey]);
   const write = options.writeLog ?? (() => {});
   const log: Logger = {
     warn: (message) => write(redact(message)),

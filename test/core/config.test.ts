@@ -45,6 +45,10 @@ describe('loadConfig', () => {
     ['ZOTEUS_RETRY_BUDGET_MS', 'soon'],
     ['ZOTEUS_LOCAL', 'sometimes'],
     ['ZOTEUS_EMBEDDINGS', 'gpt'],
+    ['ZOTEUS_EMBEDDINGS_URL', 'localhost:11434'],
+    ['ZOTEUS_EMBEDDINGS_URL', 'ftp://example'],
+    ['ZOTEUS_EMBEDDINGS_BATCH', '0'],
+    ['ZOTEUS_EMBEDDINGS_BATCH', 'many'],
     ['ZOTERO_LIBRARY_TYPE', 'team'],
     ['ZOTERO_LIBRARY_ID', 'abc'],
     ['ZOTERO_API_URL', 'ftp://example'],
@@ -92,5 +96,83 @@ describe('loadConfig', () => {
     mkdirSync(join(dir, 'cfg'), { recursive: true });
     writeFileSync(join(dir, 'cfg', 'config.json'), '{not json');
     expect(() => loadConfig(env)).toThrow(/is not valid/);
+  });
+
+  describe('embeddings', () => {
+    it('are off by default, with the URL and model unset', () => {
+      expect(loadConfig(env)).toMatchObject({
+        embeddings: 'off',
+        embeddingsUrl: undefined,
+        embeddingsModel: undefined,
+        embeddingsApiKey: undefined,
+        embeddingsBatch: 64,
+      });
+    });
+
+    it.each([
+      ['openai', 'https://api.openai.com/v1', 'text-embedding-3-small'],
+      ['ollama', 'http://127.0.0.1:11434', 'nomic-embed-text'],
+    ])('%s defaults to %s and %s', (provider, url, model) => {
+      expect(loadConfig({ ...env, ZOTEUS_EMBEDDINGS: provider })).toMatchObject({
+        embeddings: provider,
+        embeddingsUrl: url,
+        embeddingsModel: model,
+        embeddingsBatch: 64,
+      });
+    });
+
+    it('takes the URL (without a trailing slash), model and batch size', () => {
+      const c = loadConfig({
+        ...env,
+        ZOTEUS_EMBEDDINGS: 'OpenAI',
+        ZOTEUS_EMBEDDINGS_URL: 'http://127.0.0.1:8080/v1/',
+        ZOTEUS_EMBEDDINGS_MODEL: 'bge-m3',
+        ZOTEUS_EMBEDDINGS_BATCH: '16',
+      });
+      expect(c).toMatchObject({
+        embeddings: 'openai',
+        embeddingsUrl: 'http://127.0.0.1:8080/v1',
+        embeddingsModel: 'bge-m3',
+        embeddingsBatch: 16,
+      });
+    });
+
+    it('takes the key from ZOTEUS_EMBEDDINGS_API_KEY, else OPENAI_API_KEY', () => {
+      const both = { ...env, ZOTEUS_EMBEDDINGS: 'openai', OPENAI_API_KEY: 'sk-from-openai-var' };
+      expect(loadConfig(both).embeddingsApiKey).toBe('sk-from-openai-var');
+      expect(loadConfig({ ...both, ZOTEUS_EMBEDDINGS_API_KEY: 'sk-from-zoteus-var' }).embeddingsApiKey).toBe(
+        'sk-from-zoteus-var',
+      );
+    });
+
+    it('a malformed key is a validation_error that does not echo it', () => {
+      const key = 'sk-has a-space-SECRET';
+      const attempt = () => loadConfig({ ...env, ZOTEUS_EMBEDDINGS_API_KEY: key });
+      expect(attempt).toThrow(
+        expect.objectContaining({ code: 'validation_error', field: 'ZOTEUS_EMBEDDINGS_API_KEY' }),
+      );
+      try {
+        attempt();
+      } catch (error) {
+        expect(JSON.stringify(error) + String(error)).not.toContain('SECRET');
+      }
+    });
+
+    it('OPENAI_API_KEY is checked only when the openai provider would send it', () => {
+      const odd = { ...env, OPENAI_API_KEY: 'sk odd value' };
+      expect(loadConfig(odd).embeddingsApiKey).toBe('sk odd value');
+      expect(() => loadConfig({ ...odd, ZOTEUS_EMBEDDINGS: 'openai' })).toThrow(
+        expect.objectContaining({ code: 'validation_error', field: 'OPENAI_API_KEY' }),
+      );
+    });
+
+    it('a URL with credentials is refused without echoing them', () => {
+      expect(() => loadConfig({ ...env, ZOTEUS_EMBEDDINGS_URL: 'https://user:pass@example.com' })).toThrow(
+        expect.objectContaining({
+          field: 'ZOTEUS_EMBEDDINGS_URL',
+          message: expect.not.stringContaining('pass'),
+        }),
+      );
+    });
   });
 });

@@ -22,6 +22,8 @@ import summarize from './items/read/summarize.js';
 import trashItems from './items/trash-items.js';
 import updateItem from './items/update-item.js';
 import groups from './library/groups.js';
+import indexLibrary from './search/index-library.js';
+import semanticSearch from './search/semantic-search.js';
 import whoami from './library/whoami.js';
 import tagAudit from './tags/tag-audit.js';
 
@@ -34,6 +36,8 @@ export const tools: readonly AnyTool[] = [
   searchItems as unknown as AnyTool,
   getItem as unknown as AnyTool,
   getFulltext as unknown as AnyTool,
+  semanticSearch as unknown as AnyTool,
+  indexLibrary as unknown as AnyTool,
   listTags as unknown as AnyTool,
   stats as unknown as AnyTool,
   summarize as unknown as AnyTool,

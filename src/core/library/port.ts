@@ -9,6 +9,7 @@ import type { TagEntry, WebApiCollection, WebApiItem } from '../local/sqlite/typ
 
 export { ITEM_SORT_FIELDS, type SortField } from '../local/sqlite/types.js';
 import type { IncompleteReason } from '../zotero/types.js';
+import type { IndexFeed } from '../search-index/feed.js';
 
 export type { TagEntry, WebApiCollection, WebApiItem };
 
@@ -56,12 +57,15 @@ export interface LibraryReader {
   readonly library: { type: LibraryType; id: number };
   /** Every collection (capped at ZOTEUS_MAX_COLLECTIONS). */
   collections(options?: { includeTrashed?: boolean }): Promise<CollectionListing>;
-  items(query: ItemQuery): Promise<{ items: WebApiItem[]; totalResults: number }>;
+  /** `notice`: something the caller should tell (the search index is being built, say). */
+  items(query: ItemQuery): Promise<{ items: WebApiItem[]; totalResults: number; notice?: string }>;
   /** One item by key (trashed ones too, with `data.deleted: 1`), or undefined. */
   item(key: string): Promise<WebApiItem | undefined>;
   children(key: string): Promise<WebApiItem[]>;
   tags(options?: { includeTrashed?: boolean }): Promise<TagEntry[]>;
   libraryVersion(): Promise<number | undefined>;
+  /** What the local search index reads this library through (`core/search-index`). */
+  readonly feed?: IndexFeed;
 }
 
 /** Which backend serves a library's reads, and why (reported by zotero_whoami). */

@@ -360,6 +360,7 @@ export async function openLibraryReader(
     libraryID: lib.libraryID,
     library: { type: lib.type, id: lib.id },
     maxCollections: deps.config.maxCollections,
+    index: { dataDir: deps.config.dataDir, autoMinItems: deps.config.indexAutoMinItems },
   });
   return { reader, route };
 }

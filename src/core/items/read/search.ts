@@ -92,8 +92,8 @@ export async function searchItems(deps: Deps, input: SearchInput): Promise<Searc
       ...answered(route),
     };
   }
-  const { items, totalResults } = await reader.items({ ...query, start, limit });
-  return { items, totalResults, start, ...answered(route) };
+  const { items, totalResults, notice } = await reader.items({ ...query, start, limit });
+  return { items, totalResults, start, ...(notice ? { message: notice } : {}), ...answered(route) };
 }
 
 /**

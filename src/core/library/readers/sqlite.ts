@@ -11,6 +11,12 @@ import type { ItemListOptions, SortField, ZoteroSqliteReader } from '../../local
 import { ITEM_SORT_FIELDS } from '../port.js';
 import type { CollectionListing, ItemQuery, LibraryReader } from '../port.js';
 import { checkObjectKey } from './web.js';
+import { fingerprint } from '../../local/sqlite/snapshot.js';
+import type { IndexFeed } from '../../search-index/feed.js';
+import { freshIndex, startBackgroundBuild } from '../../search-index/fresh.js';
+import { indexTags, queryIndex } from '../../search-index/query.js';
+import type { IndexDb } from '../../search-index/store.js';
+import { ftsWords } from '../../search-index/terms.js';
 
 /** The sort fields the database reader knows (the Web API's item sorts). */
 export const SQLITE_SORTS: readonly SortField[] = ITEM_SORT_FIELDS;
@@ -23,6 +29,12 @@ export interface SqliteReaderOptions {
   library: { type: LibraryType; id: number };
   /** ZOTEUS_MAX_COLLECTIONS. */
   maxCollections: number;
+  /**
+   * The local search index (`core/search-index`): searches, listings and tags are answered
+   * from it when it is up to date (brought up to date first when zotero.sqlite changed), and a
+   * library of `autoMinItems` items or more gets one built in the background on first use.
+   */
+  index?: { dataDir: string; autoMinItems: number } | undefined;
 }
 
 function sortField(sort: string | undefined): SortField | undefined {
@@ -46,8 +58,142 @@ function whole(value: number | undefined, field: string): number | undefined {
 const list = (value: string | readonly string[] | undefined): string | string[] | undefined =>
   value === undefined ? undefined : typeof value === 'string' ? value : [...value];
 
+type ItemStats = Awaited<ReturnType<ZoteroSqliteReader['itemStats']>>;
+
+function parseCursor(cursor: string | undefined): ItemStats | undefined {
+  if (!cursor) return undefined;
+  try {
+    const c = JSON.parse(cursor) as Partial<ItemStats>;
+    return typeof c.count === 'number' &&
+      typeof c.idSum === 'number' &&
+      typeof c.maxClientDateModified === 'string' &&
+      typeof c.maxDateModified === 'string' &&
+      typeof c.maxVersion === 'number' &&
+      typeof c.trashed === 'number'
+      ? (c as ItemStats)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
   const { sqlite, libraryID } = o;
+  const label = `${o.library.type === 'user' ? 'users' : 'groups'}/${o.library.id}`;
+
+  const feed: IndexFeed = {
+    source: `sqlite:${sqlite.source}`,
+    batchSize: 500,
+    concurrency: 1,
+    fingerprint: async () => fingerprint(sqlite.source),
+    /**
+     * Every item's signature the first time; after that only the items modified (locally or by
+     * a sync) since the newest modification seen, unless the library's item set or trash
+     * changed otherwise (a permanent deletion, say): then every signature again.
+     */
+    async changes(_since, cursor) {
+      const stats = await sqlite.itemStats(libraryID);
+      const libraryVersion = await sqlite.libraryVersion(libraryID);
+      const last = parseCursor(cursor);
+      const partial =
+        last !== undefined &&
+        last.count === stats.count &&
+        last.idSum === stats.idSum &&
+        last.trashed === stats.trashed;
+      const { signatures, ids } = await sqlite.signatures(
+        libraryID,
+        partial
+          ? {
+              changedSince: {
+                clientDateModified: last.maxClientDateModified,
+                dateModified: last.maxDateModified,
+                version: last.maxVersion,
+              },
+            }
+          : {},
+      );
+      return {
+        signatures,
+        ids,
+        deleted: [],
+        complete: !partial,
+        libraryVersion,
+        requests: 0,
+        cursor: JSON.stringify(stats),
+      };
+    },
+    fetch: async (keys) => ({ items: await sqlite.itemsByKeys(libraryID, keys), requests: 0 }),
+    size: () => sqlite.itemCount(libraryID),
+  };
+
+  /**
+   * Runs `answer` on the library's index when it is up to date. Undefined when there is none
+   * (then, for a large library, with a notice that one is being built in the background).
+   */
+  async function withIndex<T>(
+    answer: (db: IndexDb) => Promise<T | undefined> | T | undefined,
+  ): Promise<{ value?: T; notice?: string }> {
+    const settings = o.index;
+    if (!settings) return {};
+    const found = await freshIndex(settings.dataDir, label, feed);
+    if (found.db) {
+      try {
+        const value = await answer(found.db);
+        return value === undefined ? {} : { value };
+      } finally {
+        found.db.close();
+      }
+    }
+    if (found.state === 'building') {
+      return {
+        notice:
+          'The search index of this library is being built in the background; later searches will be faster.',
+      };
+    }
+    if (settings.autoMinItems > 0 && (await sqlite.itemCount(libraryID)) >= settings.autoMinItems) {
+      // The desktop's unsynced library (`users/0`) is the default one: no arguments name it.
+      const args =
+        o.library.type === 'group'
+          ? { library_type: 'group' as const, library_id: o.library.id }
+          : o.library.id > 0
+            ? { library_type: 'user' as const, library_id: o.library.id }
+            : {};
+      const started = startBackgroundBuild(settings.dataDir, label, args);
+      if (started) {
+        return {
+          notice: `Started building the search index of this library in the background (${found.path}); later searches will be faster (zot index status shows it).`,
+        };
+      }
+    }
+    return {};
+  }
+
+  /** A query the index answers: the page's keys, then the items read from zotero.sqlite. */
+  async function fromIndex(
+    db: IndexDb,
+    options: ItemListOptions & { q?: string; qmode?: 'titleCreatorYear' | 'everything' },
+  ) {
+    if (options.collectionKey !== undefined) {
+      const known = await sqlite.collections(libraryID, {
+        keys: [options.collectionKey],
+        includeTrashed: true,
+      });
+      if (known.length === 0) {
+        throw new ZoteusError('not_found', `No collection ${options.collectionKey} in this library.`, {
+          field: 'collection',
+        });
+      }
+    }
+    let fulltextKeys: ((word: string) => string[]) | undefined;
+    if (options.qmode === 'everything' && options.q) {
+      const byWord = new Map<string, string[]>();
+      for (const word of ftsWords(options.q)) byWord.set(word, await sqlite.fulltextKeys(libraryID, word));
+      fulltextKeys = (word) => byWord.get(word) ?? [];
+    }
+    const answer = queryIndex(db, { ...options, fulltextKeys });
+    if (!answer) return undefined;
+    return { items: await sqlite.itemsByKeys(libraryID, answer.keys), totalResults: answer.total };
+  }
 
   async function items(q: ItemQuery) {
     const options: ItemListOptions = {
@@ -69,6 +215,19 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
       if (options[name] === undefined) delete options[name];
     }
     const words = q.q?.trim() ?? '';
+    const indexed = await withIndex((db) =>
+      fromIndex(db, {
+        ...options,
+        ...(words ? { q: words, qmode: q.qmode ?? 'titleCreatorYear' } : {}),
+      }),
+    );
+    if (indexed.value) return indexed.value;
+    const result = await withoutIndex(options, words, q);
+    return indexed.notice ? { ...result, notice: indexed.notice } : result;
+  }
+
+  /** The same answer from the in-memory table of the database reader (built once per process). */
+  async function withoutIndex(options: ItemListOptions, words: string, q: ItemQuery) {
     if (words === '') return sqlite.items(libraryID, options);
     const { keys, start, limit, ...rest } = options;
     const search = { ...rest, q: words, qmode: q.qmode ?? 'titleCreatorYear', top: q.top ?? false };
@@ -116,7 +275,13 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
 
     children: async (key) => sqlite.children(libraryID, checkObjectKey(key, 'key')),
 
-    tags: (options = {}) => sqlite.tags(libraryID, { includeTrashed: options.includeTrashed === true }),
+    async tags(options = {}) {
+      const includeTrashed = options.includeTrashed === true;
+      const indexed = await withIndex((db) => indexTags(db, { includeTrashed }));
+      return indexed.value ?? sqlite.tags(libraryID, { includeTrashed });
+    },
+
+    feed,
 
     libraryVersion: () => sqlite.libraryVersion(libraryID),
   };

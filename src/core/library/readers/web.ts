@@ -321,6 +321,68 @@ export function createApiReader(o: ApiReaderOptions): LibraryReader {
 
     libraryVersion: () =>
       guard(async () => (await get(`/${prefix}/collections`, { limit: 1 })).lastModifiedVersion),
+
+    feed: {
+      source: `${o.backend}:${prefix}`,
+      batchSize: BATCH_SIZE,
+      concurrency: 4,
+      fingerprint: async () => undefined,
+      changes: (since) =>
+        guard(async () => {
+          const path = `/${prefix}/items`;
+          const response = await get(path, { since: since ?? 0, format: 'versions', includeTrashed: 1 });
+          const versions = response.data as Record<string, unknown> | null;
+          if (!versions || typeof versions !== 'object' || Array.isArray(versions)) {
+            throw new ZoteusError('api_error', `GET ${path}?format=versions did not answer with an object.`);
+          }
+          const signatures = new Map<string, string>();
+          for (const [key, version] of Object.entries(versions)) signatures.set(key, String(version));
+          if (since === undefined) {
+            return {
+              signatures,
+              deleted: [],
+              complete: true,
+              libraryVersion: response.lastModifiedVersion,
+              requests: 1,
+            };
+          }
+          let deleted: string[];
+          try {
+            const answer = (await get(`/${prefix}/deleted`, { since })).data as { items?: unknown } | null;
+            deleted = Array.isArray(answer?.items)
+              ? answer.items.filter((k): k is string => typeof k === 'string')
+              : [];
+          } catch (error) {
+            // A server without `deleted` (the desktop's local API): list every version instead.
+            if (!(isZoteusError(error) && (error.code === 'not_found' || error.code === 'validation_error')))
+              throw error;
+            const all = await get(path, { since: 0, format: 'versions', includeTrashed: 1 });
+            const full = new Map<string, string>();
+            for (const [key, version] of Object.entries((all.data as Record<string, unknown>) ?? {}))
+              full.set(key, String(version));
+            return {
+              signatures: full,
+              deleted: [],
+              complete: true,
+              libraryVersion: all.lastModifiedVersion,
+              requests: 3,
+            };
+          }
+          return {
+            signatures,
+            deleted,
+            complete: false,
+            libraryVersion: response.lastModifiedVersion,
+            requests: 2,
+          };
+        }),
+      fetch: (keys) =>
+        guard(async () => {
+          const path = `/${prefix}/items`;
+          const response = await get(path, { itemKey: keys.join(','), includeTrashed: 1, limit: BATCH_SIZE });
+          return { items: list(response, path) as WebApiItem[], requests: 1 };
+        }),
+    },
   };
 }
 

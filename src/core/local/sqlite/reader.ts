@@ -96,6 +96,34 @@ export interface ZoteroSqliteReader {
    * to true here: children's text counts for their parent, and parents are returned.
    */
   searchItems(libraryID: number, options: SearchOptions): Promise<ItemListResult>;
+  /**
+   * Every item of a library (trashed ones too) with a signature of its state: the synced
+   * version, whether and when it changed locally since, its tags, collections and trash state
+   * and its full-text index state. What a search index compares to know what to re-read.
+   */
+  signatures(
+    libraryID: number,
+    options?: { changedSince?: { clientDateModified: string; dateModified: string; version: number } },
+  ): Promise<{ signatures: Map<string, string>; ids: Map<string, number> }>;
+  /**
+   * Aggregates that change whenever the library's items do (a count and sum of item ids, the
+   * newest local modification and synced version, the trash): cheap to read, so an index can
+   * tell "nothing changed" or "only items modified since X changed" without a full comparison.
+   */
+  itemStats(libraryID: number): Promise<{
+    count: number;
+    idSum: number;
+    maxClientDateModified: string;
+    maxDateModified: string;
+    maxVersion: number;
+    trashed: number;
+  }>;
+  /** How many items (children and trashed ones included) the library holds. */
+  itemCount(libraryID: number): Promise<number>;
+  /** Items by key in the Web API shape (trashed ones too), in the order given; unknown keys left out. */
+  itemsByKeys(libraryID: number, keys: readonly string[]): Promise<WebApiItem[]>;
+  /** Keys of the library's items whose words in Zotero's full-text index contain `word` (folded). */
+  fulltextKeys(libraryID: number, word: string): Promise<string[]>;
   /** Closes the database and removes any snapshot. The reader cannot be used after. */
   close(): void;
 }
@@ -469,6 +497,14 @@ class Reader implements ZoteroSqliteReader {
     return { items: hydrateItems(conn.ctx, ids), totalResults: rows.length };
   }
 
+  /** A read of one library's rows (checked to exist), for the index-facing methods below. */
+  read<T>(libraryID: number, fn: (ctx: DbContext, conn: Connection) => T): Promise<T> {
+    return this.run((conn) => {
+      this.library(conn, libraryID);
+      return fn(conn.ctx, conn);
+    });
+  }
+
   // ---- the API ----
 
   async status(): Promise<ReaderStatus> {
@@ -528,9 +564,11 @@ class Reader implements ZoteroSqliteReader {
           throw new ZoteusError('not_found', `No collection ${options.parentKey} in this library.`);
         rows = rows.filter((r) => r.parentID === parent.collectionID);
       }
+      // Each name folded once, not once per comparison.
+      const folded = new Map(rows.map((r) => [r, fold(r.name)]));
       rows.sort((a, b) => {
-        const fa = fold(a.name);
-        const fb = fold(b.name);
+        const fa = folded.get(a)!;
+        const fb = folded.get(b)!;
         return fa < fb ? -1 : fa > fb ? 1 : a.collectionID - b.collectionID;
       });
       return collectionJson(conn.ctx, libraryID, rows, all);
@@ -575,6 +613,8 @@ class Reader implements ZoteroSqliteReader {
         .stmt('SELECT itemID FROM items WHERE libraryID = ? AND key = ?')
         .get(libraryID, key) as { itemID: number } | undefined;
       if (!parent) throw new ZoteusError('not_found', `No item ${key} in this library.`, { field: 'key' });
+      // CROSS JOIN keeps the children as the outer loop: otherwise SQLite may walk every item of
+      // the library (by libraryID) and probe the children for each, 50k steps for a few rows.
       const annotations = conn.ctx.tables.has('itemAnnotations')
         ? 'UNION SELECT itemID FROM itemAnnotations WHERE parentItemID = @parent'
         : '';
@@ -585,7 +625,7 @@ class Reader implements ZoteroSqliteReader {
                SELECT itemID FROM itemNotes WHERE parentItemID = @parent
                UNION SELECT itemID FROM itemAttachments WHERE parentItemID = @parent
                ${annotations}
-             ) c JOIN items i ON i.itemID = c.itemID
+             ) c CROSS JOIN items i ON i.itemID = c.itemID
              WHERE i.libraryID = @lib ${options.includeTrashed ? '' : 'AND c.itemID NOT IN (SELECT itemID FROM deletedItems)'}
              ORDER BY i.dateAdded, i.itemID`,
           )
@@ -682,6 +722,105 @@ class Reader implements ZoteroSqliteReader {
       const match = index.matcher(words, mode, top, fulltext);
       const rows = index.sorted(options.sort, options.direction).filter((r) => keep(r) && match(r));
       return this.page(conn, rows, options);
+    });
+  }
+
+  // ---- index-facing reads: cheap, never through the in-memory table ----
+
+  async itemStats(libraryID: number) {
+    return this.read(libraryID, (ctx) => {
+      const row = ctx
+        .stmt(
+          `SELECT count(*), total(itemID), ifnull(max(clientDateModified), ''), ifnull(max(dateModified), ''),
+             ifnull(max(version), 0),
+             (SELECT count(*) FROM deletedItems d JOIN items t ON t.itemID = d.itemID WHERE t.libraryID = @lib)
+           FROM items WHERE libraryID = @lib`,
+        )
+        .raw()
+        .get({ lib: libraryID }) as [number, number, string, string, number, number];
+      return {
+        count: row[0],
+        idSum: row[1],
+        maxClientDateModified: row[2],
+        maxDateModified: row[3],
+        maxVersion: row[4],
+        trashed: row[5],
+      };
+    });
+  }
+
+  async signatures(
+    libraryID: number,
+    options: { changedSince?: { clientDateModified: string; dateModified: string; version: number } } = {},
+  ): Promise<{ signatures: Map<string, string>; ids: Map<string, number> }> {
+    const since = options.changedSince;
+    return this.read(libraryID, (ctx) => {
+      const fulltext = ctx.tables.has('fulltextItems')
+        ? `LEFT JOIN fulltextItems f ON f.itemID = i.itemID`
+        : '';
+      const ftSig = ctx.tables.has('fulltextItems')
+        ? `ifnull(f.version, '') || ':' || ifnull(f.indexedChars, '') || ':' || ifnull(f.indexedPages, '')`
+        : "''";
+      const rows = ctx
+        .stmt(
+          `SELECT i.key, i.itemID,
+             i.version || '|' || ifnull(i.synced, '') || '|' || ifnull(i.clientDateModified, '') || '|' ||
+             ifnull(i.dateModified, '') || '|' ||
+             EXISTS (SELECT 1 FROM deletedItems d WHERE d.itemID = i.itemID) || '|' ||
+             ifnull((SELECT group_concat(t.tagID || '.' || t.type) FROM itemTags t WHERE t.itemID = i.itemID), '') || '|' ||
+             ifnull((SELECT group_concat(c.collectionID) FROM collectionItems c WHERE c.itemID = i.itemID), '') || '|' ||
+             ${ftSig}
+           FROM items i
+           ${fulltext}
+           WHERE i.libraryID = @lib
+             ${since ? 'AND (i.clientDateModified >= @client OR i.dateModified >= @modified OR i.version > @version)' : ''}`,
+        )
+        .raw()
+        .iterate({
+          lib: libraryID,
+          ...(since
+            ? { client: since.clientDateModified, modified: since.dateModified, version: since.version }
+            : {}),
+        }) as Iterable<[string, number, string]>;
+      const signatures = new Map<string, string>();
+      const ids = new Map<string, number>();
+      for (const [key, id, sig] of rows) {
+        signatures.set(key, sig);
+        ids.set(key, id);
+      }
+      return { signatures, ids };
+    });
+  }
+
+  async itemCount(libraryID: number): Promise<number> {
+    return this.read(
+      libraryID,
+      (ctx) => ctx.stmt('SELECT count(*) FROM items WHERE libraryID = ?').pluck().get(libraryID) as number,
+    );
+  }
+
+  async itemsByKeys(libraryID: number, keys: readonly string[]): Promise<WebApiItem[]> {
+    return this.read(libraryID, (ctx) => {
+      const rows = ctx
+        .stmt('SELECT key, itemID FROM items WHERE libraryID = ? AND key IN (SELECT value FROM json_each(?))')
+        .raw()
+        .all(libraryID, JSON.stringify(keys)) as Array<[string, number]>;
+      const byKey = new Map(rows);
+      const ids = keys.map((k) => byKey.get(k)).filter((id): id is number => id !== undefined);
+      return hydrateItems(ctx, ids);
+    });
+  }
+
+  async fulltextKeys(libraryID: number, word: string): Promise<string[]> {
+    return this.read(libraryID, (ctx, conn) => {
+      if (!ctx.tables.has('fulltextWords')) return [];
+      conn.fulltext ??= new FulltextWords(ctx);
+      const ids = [...conn.fulltext.itemsWith(word)];
+      if (ids.length === 0) return [];
+      return ctx
+        .stmt('SELECT key FROM items WHERE libraryID = ? AND itemID IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(libraryID, JSON.stringify(ids)) as string[];
     });
   }
 }

@@ -20,12 +20,14 @@ import { ZoteusError } from '../../errors.js';
 
 export type OpenMode = 'direct' | 'snapshot';
 
-/** `size:mtime` of the database and of its WAL (`-` when there is none). */
+/** `size:mtime` of the database and of its WAL (`-` when there is none, or it is empty). */
 export function fingerprint(path: string): string | undefined {
   const main = statOrUndefined(path);
   if (!main) return undefined;
   const wal = statOrUndefined(`${path}-wal`);
-  const part = (s: { size: number; mtimeMs: number } | undefined) => (s ? `${s.size}:${s.mtimeMs}` : '-');
+  // An empty WAL holds nothing: the same state as none (opening read-only may create one).
+  const part = (s: { size: number; mtimeMs: number } | undefined) =>
+    s && s.size > 0 ? `${s.size}:${s.mtimeMs}` : '-';
   return `${part(main)}|${part(wal)}`;
 }
 

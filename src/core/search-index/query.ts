@@ -1,0 +1,238 @@
+/**
+ * `zotero_search_items` answered from an index: the same filters, sorting, paging and word
+ * matching as the zotero.sqlite reader's in-memory table (`local/sqlite/library-index.ts`),
+ * run as SQL over the index file instead of over a table built in memory on every start.
+ *
+ * - `titleCreatorYear`: every word is a substring of the folded title, creators and year.
+ * - `everything`: every word is inside some word of the row's text (fields, tags, notes,
+ *   annotations, indexed full text): the distinct words (`terms`) are scanned for it, then
+ *   FTS5 finds the rows holding those words. With `top`, children's text counts for their
+ *   top-level item (a trashed child's only for a trashed parent).
+ *
+ * Returns undefined for what the index does not hold (a sort on a field it does not keep):
+ * the caller answers that another way.
+ */
+import type { ItemFilters, QMode } from '../local/sqlite/types.js';
+import { queryWords } from '../local/sqlite/text.js';
+import type { IndexDb } from './store.js';
+import { ftsQuote, ftsWords } from './terms.js';
+
+export interface IndexQuery extends ItemFilters {
+  q?: string | undefined;
+  qmode?: QMode | undefined;
+  keys?: readonly string[] | undefined;
+  sort?: string | undefined;
+  direction?: 'asc' | 'desc' | undefined;
+  start?: number | undefined;
+  limit?: number | undefined;
+  /** Keys of items whose text indexed elsewhere (Zotero's own full-text words) holds a word. */
+  fulltextKeys?: ((word: string) => Iterable<string>) | undefined;
+}
+
+export interface IndexAnswer {
+  /** The page, in order. */
+  keys: string[];
+  /** Matches before paging. */
+  total: number;
+}
+
+const SORT_COLUMNS: Readonly<Record<string, string>> = {
+  dateModified: 'date_modified',
+  dateAdded: 'date_added',
+  title: 'title_sort',
+  creator: 'creator_sort',
+  itemType: 'item_type',
+  date: 'date_sql',
+};
+
+/** Matches from which a page walks the sort index instead of sorting (see queryIndex). */
+const WALK_FROM = 2000;
+
+/** Columns every item has a value in. */
+const NEVER_EMPTY = new Set(['date_modified', 'date_added', 'item_type']);
+
+/** FTS5 OR-lists are kept this long (a word inside thousands of words is queried in parts). */
+const TERMS_PER_MATCH = 200;
+
+export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefined {
+  const sort = query.sort ?? 'dateModified';
+  const column = SORT_COLUMNS[sort];
+  if (!column) return undefined;
+  const where: string[] = [];
+  const params: unknown[] = [];
+
+  if (query.onlyTrashed) where.push('deleted = 1');
+  else if (!query.includeTrashed) where.push('deleted = 0');
+  if (query.top) where.push('parent IS NULL');
+  if (query.collectionKey !== undefined) {
+    where.push('rid IN (SELECT rid FROM item_collections WHERE ckey = ?)');
+    params.push(query.collectionKey);
+  }
+  if (query.since !== undefined) {
+    where.push('version > ?');
+    params.push(query.since);
+  }
+  for (const expr of toList(query.itemType)) {
+    const { negate, values } = orNot(expr);
+    where.push(`item_type ${negate ? 'NOT ' : ''}IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(values));
+  }
+  for (const expr of toList(query.tag)) {
+    const { negate, values } = orNot(expr);
+    where.push(
+      `${negate ? 'NOT ' : ''}EXISTS (SELECT 1 FROM item_tags t WHERE t.rid = items.rid AND t.tag IN (SELECT value FROM json_each(?)))`,
+    );
+    params.push(JSON.stringify(values));
+  }
+  if (query.keys) {
+    where.push('key IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(query.keys));
+  }
+
+  const q = query.q?.trim() ?? '';
+  let candidates: Set<number> | undefined;
+  if (q !== '') {
+    if ((query.qmode ?? 'titleCreatorYear') === 'titleCreatorYear') {
+      // Trigrams find words of 3 characters or more; shorter ones are looked for in every row.
+      const words = queryWords(q);
+      const long = words.filter((w) => [...w].length >= 3);
+      if (long.length > 0) {
+        where.push('rid IN (SELECT rowid FROM tcy_fts WHERE tcy_fts MATCH ?)');
+        params.push(long.map(ftsQuote).join(' AND '));
+      }
+      for (const w of words.filter((w) => [...w].length < 3)) {
+        where.push('rid IN (SELECT rowid FROM tcy_fts WHERE instr(tcy, ?) > 0)');
+        params.push(w);
+      }
+    } else {
+      candidates = everythingMatches(db, q, query.top === true, query.fulltextKeys);
+      if (candidates.size === 0) return { keys: [], total: 0 };
+      db.exec(
+        'CREATE TEMP TABLE IF NOT EXISTS candidates (rid INTEGER PRIMARY KEY); DELETE FROM candidates;',
+      );
+      const add = db.prepare('INSERT INTO candidates (rid) VALUES (?)');
+      db.transaction(() => {
+        for (const rid of candidates!) add.run(rid);
+      })();
+      where.push('rid IN (SELECT rid FROM candidates)');
+    }
+  }
+
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const desc =
+    (query.direction ?? (sort === 'dateAdded' || sort === 'dateModified' ? 'desc' : 'asc')) === 'desc';
+  const total =
+    (db
+      .prepare(`SELECT count(*) FROM items ${clause}`)
+      .pluck()
+      .get(...params) as number) ?? 0;
+  const start = Math.max(0, query.start ?? 0);
+  const limit = query.limit === undefined ? Infinity : Math.max(0, query.limit);
+  if (limit === 0 || start >= total) return { keys: [], total };
+
+  // Rows with a value in the sort order first, then those without (whatever the direction),
+  // ties in the source's own id order: two queries, so each can walk the column's index.
+  const and = (cond: string) => (clause ? `${clause} AND ${cond}` : `WHERE ${cond}`);
+  // Many matches: walk the sort column's index and stop after the page (SQLite would rather
+  // sort them all). Few: sorting them is cheaper than walking the whole index.
+  const via = total > WALK_FROM ? `INDEXED BY items_${column}` : '';
+  const page = (cond: string, order: string, from: number, count: number): string[] =>
+    db
+      .prepare(`SELECT key FROM items ${via} ${and(cond)} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(...params, Number.isFinite(count) ? count : -1, from) as string[];
+  const always = NEVER_EMPTY.has(column);
+  const valued = always
+    ? total
+    : ((db
+        .prepare(`SELECT count(*) FROM items ${and(`${column} <> ''`)}`)
+        .pluck()
+        .get(...params) as number) ?? 0);
+  const keys: string[] = [];
+  if (start < valued) {
+    keys.push(
+      ...page(
+        always ? '1' : `${column} <> ''`,
+        `${column} ${desc ? 'DESC' : 'ASC'}, src_id, rid`,
+        start,
+        Math.min(limit, valued - start),
+      ),
+    );
+  }
+  const rest = limit - keys.length;
+  if (rest > 0 && start + keys.length < total) {
+    keys.push(...page(`${column} = ''`, 'src_id, rid', Math.max(0, start - valued), rest));
+  }
+  return { keys, total };
+}
+
+/** Rows (or, with `top`, top-level rows) whose text holds every word of `q`. */
+function everythingMatches(
+  db: IndexDb,
+  q: string,
+  top: boolean,
+  fulltextKeys: IndexQuery['fulltextKeys'],
+): Set<number> {
+  const termsWith = db.prepare('SELECT term FROM terms WHERE instr(term, ?) > 0').pluck();
+  const target = db.prepare(
+    `SELECT DISTINCT ${top ? 't.rid' : 'i.rid'} FROM docs JOIN items i ON i.rid = docs.rowid
+     ${top ? 'JOIN items t ON t.key = i.top' : ''}
+     WHERE docs MATCH ? ${top ? 'AND NOT (i.rid <> t.rid AND i.deleted = 1 AND t.deleted = 0)' : ''}`,
+  );
+  const keyTarget = db.prepare(
+    `SELECT ${top ? 't.rid' : 'i.rid'} FROM items i ${top ? 'JOIN items t ON t.key = i.top' : ''}
+     WHERE i.key = ? ${top ? 'AND NOT (i.rid <> t.rid AND i.deleted = 1 AND t.deleted = 0)' : ''}`,
+  );
+  let result: Set<number> | undefined;
+  // The tokenizer's words of the query; the full-text lookup gets the same words.
+  for (const word of ftsWords(q)) {
+    const hits = new Set<number>();
+    const terms = termsWith.all(word) as string[];
+    for (let i = 0; i < terms.length; i += TERMS_PER_MATCH) {
+      const expr = terms
+        .slice(i, i + TERMS_PER_MATCH)
+        .map(ftsQuote)
+        .join(' OR ');
+      for (const rid of target.pluck().all(expr) as number[]) hits.add(rid);
+    }
+    if (fulltextKeys) {
+      for (const key of fulltextKeys(word)) {
+        const rid = keyTarget.pluck().get(key) as number | undefined;
+        if (rid !== undefined) hits.add(rid);
+      }
+    }
+    if (!result) result = hits;
+    else for (const rid of result) if (!hits.has(rid)) result.delete(rid);
+    if (result.size === 0) break;
+  }
+  return result ?? new Set();
+}
+
+function toList(value: string | readonly string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return typeof value === 'string' ? [value] : [...value];
+}
+
+/** The Web API's `a || b` (or) and leading `-` (not) for `tag` and `itemType`. */
+function orNot(expr: string): { negate: boolean; values: string[] } {
+  const negate = expr.startsWith('-');
+  const body = negate ? expr.slice(1) : expr;
+  return { negate, values: body.split(/\s*\|\|\s*/).map((s) => s.trim()) };
+}
+
+/** Tags of the library's items as `zotero_list_tags` lists them (trash left out unless asked). */
+export function indexTags(
+  db: IndexDb,
+  options: { includeTrashed?: boolean } = {},
+): Array<{ tag: string; meta: { type: number; numItems: number } }> {
+  const rows = db
+    .prepare(
+      `SELECT t.tag, t.type, count(*) AS n FROM item_tags t JOIN items i ON i.rid = t.rid
+       ${options.includeTrashed ? '' : 'WHERE i.deleted = 0'} GROUP BY t.tag, t.type`,
+    )
+    .raw()
+    .all() as Array<[string, number, number]>;
+  return rows
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
+    .map(([tag, type, n]) => ({ tag, meta: { type, numItems: n } }));
+}

@@ -1,0 +1,158 @@
+/**
+ * `zotero_semantic_search`: ranked retrieval over the index of one library or several. Each
+ * index is brought up to date first (cheap: what changed since the last update); a library
+ * without one gets it built (now when it is a small zotero.sqlite library, else in the
+ * background, and the answer says so). Hits from several libraries are merged by score and
+ * labelled with their library.
+ */
+import { ZoteusError } from '../errors.js';
+import type { LibraryArgs } from '../library/address.js';
+import type { Deps } from '../tool.js';
+import { createEmbedder } from './embeddings.js';
+import { startBackgroundBuild } from './fresh.js';
+import { rankIndex, type RankedHit, type VectorState } from './rank.js';
+import { indexedLibrary, indexStatus, runIndexUpdate, type IndexedLibrary } from './service.js';
+import { openIndexDb } from './store.js';
+
+export interface SemanticInput extends LibraryArgs {
+  query: string;
+  limit?: number | undefined;
+  mode?: 'hybrid' | 'keyword' | 'vector' | undefined;
+  libraries?: LibraryArgs[] | undefined;
+  itemType?: string | undefined;
+  collectionKey?: string | undefined;
+}
+
+export interface LibraryAnswer {
+  library: string;
+  backend: string;
+  /** ready: used as it was; updated: brought up to date first; built: built for this search; building: not searched. */
+  index: 'ready' | 'updated' | 'built' | 'building';
+  items: number;
+  vectors: VectorState;
+  message?: string;
+}
+
+export interface SemanticOutput {
+  query: string;
+  mode: 'hybrid' | 'keyword' | 'vector';
+  hits: Array<RankedHit & { library: string }>;
+  libraries: LibraryAnswer[];
+}
+
+export const DEFAULT_SEMANTIC_LIMIT = 10;
+
+export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<SemanticOutput> {
+  const mode = input.mode ?? 'hybrid';
+  const limit = input.limit ?? DEFAULT_SEMANTIC_LIMIT;
+  const targets: LibraryArgs[] = input.libraries?.length
+    ? input.libraries
+    : [{ library_id: input.library_id, library_type: input.library_type }];
+  const embedder =
+    mode === 'keyword'
+      ? undefined
+      : createEmbedder(deps.config, { clock: deps.clock, redact: deps.redact, log: deps.log });
+  if (mode === 'vector' && !embedder) {
+    throw new ZoteusError(
+      'validation_error',
+      'mode "vector" needs embeddings, and ZOTEUS_EMBEDDINGS is off.',
+      {
+        field: 'mode',
+        hint: 'Set ZOTEUS_EMBEDDINGS=openai or ollama (docs/search.md), or use mode "hybrid" or "keyword".',
+      },
+    );
+  }
+  const answers: LibraryAnswer[] = [];
+  const hits: SemanticOutput['hits'] = [];
+  const seen = new Set<string>();
+  for (const args of targets) {
+    const lib = await indexedLibrary(deps, args);
+    if (seen.has(lib.library)) continue;
+    seen.add(lib.library);
+    const state = await prepare(deps, args, lib);
+    if (state === 'building') {
+      answers.push({
+        library: lib.library,
+        backend: lib.backend,
+        index: 'building',
+        items: 0,
+        vectors: { used: false, reason: 'The index is being built.' },
+        message: `The search index of ${lib.library} is being built in the background (${lib.path}); search again when zot index status says complete.`,
+      });
+      continue;
+    }
+    const db = await openIndexDb(lib.path, { create: false });
+    if (!db) throw new ZoteusError('internal_error', `The search index ${lib.path} went missing.`);
+    try {
+      const ranked = await rankIndex(db, input.query, {
+        limit,
+        mode,
+        embedder,
+        itemType: input.itemType,
+        collectionKey: input.collectionKey,
+      });
+      const status = await indexStatus(lib);
+      answers.push({
+        library: lib.library,
+        backend: lib.backend,
+        index: state,
+        items: status.topLevel,
+        vectors: ranked.vectors,
+      });
+      for (const h of ranked.hits) hits.push({ ...h, library: lib.library });
+    } finally {
+      db.close();
+    }
+  }
+  if (answers.every((a) => a.index === 'building')) {
+    throw new ZoteusError(
+      'not_found',
+      `No search index is ready yet: ${answers.map((a) => a.library).join(', ')} ${answers.length === 1 ? 'is' : 'are'} being indexed in the background.`,
+      {
+        retryable: true,
+        hint: 'Search again in a minute (zot index status shows progress), or use zotero_search_items meanwhile.',
+      },
+    );
+  }
+  if (mode === 'vector' && answers.every((a) => !a.vectors.used)) {
+    throw new ZoteusError(
+      'api_error',
+      `Vector ranking is unavailable: ${answers.map((a) => a.vectors.reason).join(' ')}`,
+      {
+        hint: 'Use mode "hybrid" or "keyword", or run zot index update to embed the library.',
+      },
+    );
+  }
+  hits.sort((a, b) => b.score - a.score);
+  return { query: input.query, mode, hits: hits.slice(0, limit), libraries: answers };
+}
+
+/** Makes the library's index ready to search, or starts building it in the background. */
+async function prepare(deps: Deps, args: LibraryArgs, lib: IndexedLibrary): Promise<LibraryAnswer['index']> {
+  const status = await indexStatus(lib);
+  if (status.building) return status.state === 'complete' ? 'ready' : 'building';
+  if (status.state === 'complete' && status.source === lib.feed.source) {
+    if (status.upToDate === true) return 'ready';
+    try {
+      const report = await runIndexUpdate(deps, args, lib);
+      return report.upToDate ? 'ready' : 'updated';
+    } catch (error) {
+      // Someone else started updating it meanwhile: search what is there.
+      if (error instanceof ZoteusError && error.code === 'conflict') return 'ready';
+      throw error;
+    }
+  }
+  // No usable index: small zotero.sqlite libraries are indexed now, the rest in the background
+  // (ZOTEUS_INDEX_AUTO_MIN_ITEMS=0 turns background builds off: then every index is built now).
+  const min = deps.config.indexAutoMinItems;
+  const size = lib.feed.size ? await lib.feed.size() : undefined;
+  if (min === 0 || (size !== undefined && size < min)) {
+    await runIndexUpdate(deps, args, lib);
+    return 'built';
+  }
+  startBackgroundBuild(deps.config.dataDir, lib.library, {
+    ...(args.library_id !== undefined ? { library_id: args.library_id } : {}),
+    ...(args.library_type !== undefined ? { library_type: args.library_type } : {}),
+  });
+  return 'building';
+}

@@ -13,7 +13,7 @@
  * the caller answers that another way.
  */
 import type { ItemFilters, QMode } from '../local/sqlite/types.js';
-import { queryWords } from '../local/sqlite/text.js';
+import { filterExpr, filterList, queryWords } from '../local/sqlite/text.js';
 import type { IndexDb } from './store.js';
 import { ftsQuote, ftsWords } from './terms.js';
 
@@ -72,13 +72,13 @@ export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefi
     where.push('version > ?');
     params.push(query.since);
   }
-  for (const expr of toList(query.itemType)) {
-    const { negate, values } = orNot(expr);
+  for (const expr of filterList(query.itemType)) {
+    const { negate, values } = filterExpr(expr);
     where.push(`item_type ${negate ? 'NOT ' : ''}IN (SELECT value FROM json_each(?))`);
     params.push(JSON.stringify(values));
   }
-  for (const expr of toList(query.tag)) {
-    const { negate, values } = orNot(expr);
+  for (const expr of filterList(query.tag)) {
+    const { negate, values } = filterExpr(expr);
     where.push(
       `${negate ? 'NOT ' : ''}EXISTS (SELECT 1 FROM item_tags t WHERE t.rid = items.rid AND t.tag IN (SELECT value FROM json_each(?)))`,
     );
@@ -206,18 +206,6 @@ function everythingMatches(
     if (result.size === 0) break;
   }
   return result ?? new Set();
-}
-
-function toList(value: string | readonly string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return typeof value === 'string' ? [value] : [...value];
-}
-
-/** The Web API's `a || b` (or) and leading `-` (not) for `tag` and `itemType`. */
-function orNot(expr: string): { negate: boolean; values: string[] } {
-  const negate = expr.startsWith('-');
-  const body = negate ? expr.slice(1) : expr;
-  return { negate, values: body.split(/\s*\|\|\s*/).map((s) => s.trim()) };
 }
 
 /** Tags of the library's items as `zotero_list_tags` lists them (trash left out unless asked). */

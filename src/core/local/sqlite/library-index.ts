@@ -9,7 +9,7 @@
  */
 import { ZoteusError } from '../../errors.js';
 import { jsonRows, type DbContext } from './hydrate.js';
-import { fold, htmlToText, splitMultipartDate } from './text.js';
+import { filterExpr, filterList, fold, htmlToText, splitMultipartDate } from './text.js';
 import type { ItemFilters, QMode, SortField } from './types.js';
 
 export interface IndexRow {
@@ -284,11 +284,11 @@ export class LibraryIndex {
       const since = options.since;
       checks.push((r) => r.version > since);
     }
-    for (const expr of toList(options.itemType)) {
+    for (const expr of filterList(options.itemType)) {
       const test = orNot(expr);
       checks.push((r) => test((v) => r.itemType === v));
     }
-    for (const expr of toList(options.tag)) {
+    for (const expr of filterList(options.tag)) {
       const test = orNot(expr);
       checks.push((r) => test((v) => r.tags.some((t) => t.tag === v)));
     }
@@ -481,18 +481,11 @@ function intList(ids: readonly number[]): string {
   return ok.length ? ok.join(', ') : 'NULL';
 }
 
-function toList(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
 /** The Web API's `a || b` (or) and leading `-` (not) for `tag` and `itemType`. */
 function orNot(expr: string): (has: (value: string) => boolean) => boolean {
-  const negate = expr.startsWith('-');
-  const body = negate ? expr.slice(1) : expr;
-  const alternatives = body.split(/\s*\|\|\s*/).map((s) => s.trim());
+  const { negate, values } = filterExpr(expr);
   return (has) => {
-    const any = alternatives.some(has);
+    const any = values.some(has);
     return negate ? !any : any;
   };
 }

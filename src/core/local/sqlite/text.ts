@@ -144,3 +144,16 @@ export function toMultipartDate(text: string): string {
   const pad = (n: number, w: number) => String(n).padStart(w, '0');
   return `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)} ${text}`;
 }
+
+/** The entries of a Web API `tag`/`itemType` filter (one expression or several, and-ed). */
+export function filterList(value: string | readonly string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return typeof value === 'string' ? [value] : [...value];
+}
+
+/** One Web API filter expression: `a || b` (either), a leading `-` (neither). */
+export function filterExpr(expr: string): { negate: boolean; values: string[] } {
+  const negate = expr.startsWith('-');
+  const body = negate ? expr.slice(1) : expr;
+  return { negate, values: body.split(/\s*\|\|\s*/).map((s) => s.trim()) };
+}

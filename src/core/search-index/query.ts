@@ -91,14 +91,18 @@ export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefi
 
   const q = query.q?.trim() ?? '';
   let candidates: Set<number> | undefined;
+  /** At most this many rows can match (known when the words narrowed them first). */
+  let bound: number | undefined;
   if (q !== '') {
     if ((query.qmode ?? 'titleCreatorYear') === 'titleCreatorYear') {
       // Trigrams find words of 3 characters or more; shorter ones are looked for in every row.
       const words = queryWords(q);
       const long = words.filter((w) => [...w].length >= 3);
       if (long.length > 0) {
+        const match = long.map(ftsQuote).join(' AND ');
         where.push('rid IN (SELECT rowid FROM tcy_fts WHERE tcy_fts MATCH ?)');
-        params.push(long.map(ftsQuote).join(' AND '));
+        params.push(match);
+        bound = db.prepare('SELECT count(*) FROM tcy_fts WHERE tcy_fts MATCH ?').pluck().get(match) as number;
       }
       for (const w of words.filter((w) => [...w].length < 3)) {
         where.push('rid IN (SELECT rowid FROM tcy_fts WHERE instr(tcy, ?) > 0)');
@@ -107,6 +111,7 @@ export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefi
     } else {
       candidates = everythingMatches(db, q, query.top === true, query.fulltextKeys);
       if (candidates.size === 0) return { keys: [], total: 0 };
+      bound = candidates.size;
       db.exec(
         'CREATE TEMP TABLE IF NOT EXISTS candidates (rid INTEGER PRIMARY KEY); DELETE FROM candidates;',
       );
@@ -121,9 +126,11 @@ export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefi
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const desc =
     (query.direction ?? (sort === 'dateAdded' || sort === 'dateModified' ? 'desc' : 'asc')) === 'desc';
+  // Few candidates: look each up by rowid (SQLite would rather scan a filter index with them).
+  const few = bound !== undefined && bound <= WALK_FROM;
   const total =
     (db
-      .prepare(`SELECT count(*) FROM items ${clause}`)
+      .prepare(`SELECT count(*) FROM items ${few ? 'NOT INDEXED' : ''} ${clause}`)
       .pluck()
       .get(...params) as number) ?? 0;
   const start = Math.max(0, query.start ?? 0);
@@ -135,7 +142,7 @@ export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefi
   const and = (cond: string) => (clause ? `${clause} AND ${cond}` : `WHERE ${cond}`);
   // Many matches: walk the sort column's index and stop after the page (SQLite would rather
   // sort them all). Few: sorting them is cheaper than walking the whole index.
-  const via = total > WALK_FROM ? `INDEXED BY items_${column}` : '';
+  const via = few ? 'NOT INDEXED' : total > WALK_FROM ? `INDEXED BY items_${column}` : '';
   const page = (cond: string, order: string, from: number, count: number): string[] =>
     db
       .prepare(`SELECT key FROM items ${via} ${and(cond)} ORDER BY ${order} LIMIT ? OFFSET ?`)

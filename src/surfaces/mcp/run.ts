@@ -59,13 +59,18 @@ function stopped(signal: AbortSignal | undefined): Promise<void> {
 export async function runMcp(options: RunMcpOptions): Promise<number> {
   const stderr = options.stderr ?? process.stderr;
   // Before the config is loaded only the environment knows the key; redact it regardless.
-  let redact = createRedactor([options.env.ZOTERO_API_KEY, options.env.ZOT_API_KEY]);
+  let redact = createRedactor([
+    options.env.ZOTERO_API_KEY,
+    options.env.ZOT_API_KEY,
+    options.env.ZOTEUS_EMBEDDINGS_API_KEY,
+    options.env.OPENAI_API_KEY,
+  ]);
   const writeLog = (line: string) => void stderr.write(`${redact(line)}\n`);
 
   let config: Config;
   try {
     config = loadConfig(options.env);
-    redact = redact.with([config.apiKey]);
+    redact = redact.with([config.apiKey, config.embeddingsApiKey]);
   } catch (error) {
     return report(error);
   }

@@ -70,6 +70,9 @@ export function startBackgroundBuild(
   dataDir: string,
   library: string,
   args: { library_id?: number; library_type?: 'user' | 'group' },
+  // Fix (tests): the environment of the caller's deps (in a test or an embedding host it is not
+  // process.env); by default this process's.
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): boolean {
   const path = indexFile(dataDir, library);
   if (buildInProgress(path)) return false;
@@ -78,7 +81,7 @@ export function startBackgroundBuild(
   const argv = [zot, 'index', 'build', '--json', '--no-interaction'];
   if (args.library_type !== undefined) argv.push('--library-type', args.library_type);
   if (args.library_id !== undefined) argv.push('--library-id', String(args.library_id));
-  const child = spawn(process.execPath, argv, { detached: true, stdio: 'ignore', env: process.env });
+  const child = spawn(process.execPath, argv, { detached: true, stdio: 'ignore', env: { ...env } });
   child.unref();
   return true;
 }

@@ -88,7 +88,7 @@ export async function runIndexUpdate(
   deps: Deps,
   args: LibraryArgs,
   lib: IndexedLibrary,
-  options: { rebuild?: boolean; fulltext?: boolean } = {},
+  options: { rebuild?: boolean; fulltext?: boolean; onVectorsError?: (error: unknown) => void } = {},
 ): Promise<UpdateReport> {
   const release = acquireBuildLock(lib.path);
   if (!release) {
@@ -110,6 +110,7 @@ export async function runIndexUpdate(
       rebuild: options.rebuild === true,
       fulltext: (options.fulltext ?? deps.config.indexFulltext) ? fulltextLookup(deps, args) : undefined,
       embedder,
+      onVectorsError: options.onVectorsError,
       now: () => deps.clock.now(),
       onProgress: (e) => {
         if (!phases.has(e.phase)) {
@@ -117,6 +118,10 @@ export async function runIndexUpdate(
           deps.progress({ event: 'start', phase: e.phase, total: e.total });
         }
         deps.progress({ event: 'progress', phase: e.phase, done: e.done, total: e.total });
+        // Fix (tests): `complete` always goes out (progress events are throttled on the CLI), so a
+        // reader of the NDJSON events knows each phase finished (docs/cli.md).
+        if (e.done === e.total)
+          deps.progress({ event: 'complete', phase: e.phase, done: e.done, total: e.total });
       },
     });
   } finally {

@@ -38,6 +38,12 @@ export interface UpdateOptions {
   fulltext?: FulltextLookup | undefined;
   /** Embed top-level items (ZOTEUS_EMBEDDINGS). */
   embedder?: Embedder | undefined;
+  /**
+   * Vectors are best effort when given: a failure of the embeddings phase (the server down, its
+   * rate limit past the budget) is handed here and the update succeeds with the items it
+   * brought in (`vectors: null`); the next update embeds what is missing. Without it, it throws.
+   */
+  onVectorsError?: ((error: unknown) => void) | undefined;
   /** Stops between batches (what was committed stays; the next run resumes). */
   signal?: AbortSignal | undefined;
   now?: () => number;
@@ -111,7 +117,16 @@ export async function updateIndex(
     });
   }
   if (options.fulltext) report.fulltext = await updateFulltext(db, options.fulltext, options);
-  if (options.embedder) report.vectors = await updateVectors(db, options.embedder, options);
+  if (options.embedder) {
+    // Fix (tests): a semantic search brings the index up to date first, and an embeddings server
+    // that was down made the whole search fail instead of answering by keywords (and saying so).
+    try {
+      report.vectors = await updateVectors(db, options.embedder, options);
+    } catch (error) {
+      if (!options.onVectorsError || options.signal?.aborted) throw error;
+      options.onVectorsError(error);
+    }
+  }
   return report;
 }
 
@@ -167,9 +182,17 @@ async function updateItems(
   // Many rows: their words are collected from FTS5's own vocabulary once at the end.
   const bulk = wanted.length > BULK_ROWS;
   const write = writer(db, !bulk);
-  const affected = new Set<string>(gone);
+  // Fix (tests): the words of a bulk run were collected only at its very end, so the rows of an
+  // interrupted bulk build never got theirs (a resumed run is rarely bulk): `everything`
+  // searches missed them. Now the debt is recorded and paid by whichever run completes.
+  if (bulk) writeMeta(db, { terms_pending: 1 });
+  // Fix (tests): rows were linked to their top-level item (top, effective trash) only after
+  // the last batch, so the rows of an interrupted build or update stayed unlinked (top NULL:
+  // invisible to ranking and to searches with children) and were never relinked on resume,
+  // their signatures being current. Now each batch is linked in the transaction it lands in.
   db.transaction(() => {
     for (const key of gone) write.remove(key);
+    if (gone.size > 0) relink(db, gone);
   })();
   report.deleted += gone.size;
 
@@ -178,8 +201,10 @@ async function updateItems(
   for (let i = 0; i < wanted.length; i += feed.batchSize) batches.push(wanted.slice(i, i + feed.batchSize));
   let done = 0;
   let next = 0;
+  // Set by the first worker that fails: the others start no new batch.
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < batches.length) {
+    while (next < batches.length && !failed) {
       if (options.signal?.aborted) throw aborted();
       const keys = batches[next++]!;
       const { items, requests } = await feed.fetch(keys);
@@ -188,7 +213,6 @@ async function updateItems(
       db.transaction(() => {
         for (const key of keys) {
           const item = found.get(key);
-          affected.add(key);
           if (!item) {
             // Listed, then gone before it could be read: deleted.
             if (stored.has(key)) {
@@ -201,14 +225,29 @@ async function updateItems(
           if (stored.has(key)) report.changed++;
           else report.added++;
         }
+        relink(db, new Set(keys));
       })();
       done += keys.length;
       options.onProgress?.({ phase: 'items', done, total: wanted.length });
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(feed.concurrency, batches.length)) }, worker));
-  if (affected.size > 0) relink(db, affected);
-  if (bulk) db.exec('INSERT OR IGNORE INTO terms (term) SELECT term FROM docs_vocab');
+  // Fix (tests): Promise.all rejected at the first failure (or abort) while the other workers
+  // kept fetching and writing, after the caller had closed the database and released the
+  // lock. Now a failure stops new batches, the batches in flight land, then the error is thrown.
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(feed.concurrency, batches.length)) }, () =>
+      worker().catch((error: unknown) => {
+        failed = true;
+        throw error;
+      }),
+    ),
+  );
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
+  if (bulk || readMeta(db, 'terms_pending') === '1') {
+    db.exec('INSERT OR IGNORE INTO terms (term) SELECT term FROM docs_vocab');
+    writeMeta(db, { terms_pending: undefined });
+  }
   return changes.cursor;
 }
 
@@ -388,7 +427,9 @@ async function updateVectors(
   );
   // Another model's vectors cannot be compared with this one's.
   db.prepare('DELETE FROM vectors WHERE model <> ?').run(model);
-  const step = 256;
+  // Whole requests of the embedder's batch size; each batch is stored as it arrives (onBatch),
+  // so an interrupted run keeps what was embedded. The outer chunk only bounds memory.
+  const step = 4096;
   let embedded = 0;
   for (let i = 0; i < todo.length; i += step) {
     if (options.signal?.aborted) throw aborted();
@@ -399,12 +440,17 @@ async function updateVectors(
         .join('\n')
         .slice(0, EMBED_CHARS),
     );
-    const vectors = await embedder.embed(texts, options.signal ? { signal: options.signal } : {});
-    db.transaction(() => {
-      part.forEach((r, j) => put.run(r.rid, model, r.sig, encodeVector(vectors[j]!)));
-    })();
-    embedded += part.length;
-    options.onProgress?.({ phase: 'vectors', done: embedded, total: todo.length });
+    await embedder.embed(texts, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      onBatch: (done, _total, vectors) => {
+        const rows = part.slice(done - vectors.length, done);
+        db.transaction(() => {
+          rows.forEach((r, j) => put.run(r.rid, model, r.sig, encodeVector(vectors[j]!)));
+        })();
+        embedded += rows.length;
+        options.onProgress?.({ phase: 'vectors', done: embedded, total: todo.length });
+      },
+    });
   }
   return { embedded, model };
 }

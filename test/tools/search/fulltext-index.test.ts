@@ -17,12 +17,12 @@ afterAll(async () => {
   await sample?.close();
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(
   tool: object,
   input: Record<string, unknown>,
   env: Record<string, string> = {},
   progress?: ProgressEvent[],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<any> {
   const t = tool as AnyTool;
   const deps = sample.deps({ env, ...(progress ? { progress } : {}) });

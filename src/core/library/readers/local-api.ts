@@ -24,6 +24,7 @@ export function localApiPrefix(library: { type: LibraryType; id: number }): stri
 export function createLocalApiReader(o: LocalApiReaderOptions): LibraryReader {
   return createApiReader({
     backend: 'localApi',
+    server: o.api.url,
     client: o.api.client,
     prefix: localApiPrefix(o.library),
     library: o.library,

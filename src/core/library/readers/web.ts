@@ -56,6 +56,8 @@ export interface ApiReaderOptions {
   library: { type: LibraryType; id: number };
   /** ZOTEUS_MAX_COLLECTIONS. */
   maxCollections: number;
+  /** The server's base URL: an index built from one server is rebuilt for another. */
+  server?: string | undefined;
   /** One retry budget for every request of this reader (one tool call). */
   call?: CallContext | undefined;
   /** The local API: a request without `limit` answers every object at once. */
@@ -323,7 +325,7 @@ export function createApiReader(o: ApiReaderOptions): LibraryReader {
       guard(async () => (await get(`/${prefix}/collections`, { limit: 1 })).lastModifiedVersion),
 
     feed: {
-      source: `${o.backend}:${prefix}`,
+      source: `${o.backend}:${o.server ? `${o.server}/` : ''}${prefix}`,
       batchSize: BATCH_SIZE,
       concurrency: 4,
       fingerprint: async () => undefined,
@@ -399,6 +401,7 @@ export async function openWebReader(
   const lib = await openWebLibrary(deps, args, { access: 'read', call });
   const reader = createApiReader({
     backend: 'web',
+    server: deps.config.apiUrl,
     client: lib.client,
     prefix: lib.prefix,
     library: { type: lib.ref.type, id: lib.ref.id },

@@ -14,22 +14,12 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadDatabaseClass } from '../local/sqlite/snapshot.js';
+import { TEXT_COLUMNS } from './columns.js';
 
 /** Bumped whenever the tables or what goes into them change: older files are rebuilt. */
 export const INDEX_SCHEMA_VERSION = 1;
 
-/** The FTS5 columns of an item's text, in order (bm25 weights follow this order). */
-export const TEXT_COLUMNS = [
-  'title',
-  'creators',
-  'abstract',
-  'tags',
-  'notes',
-  'annotations',
-  'fields',
-  'fulltext',
-] as const;
-export type TextColumn = (typeof TEXT_COLUMNS)[number];
+export { TEXT_COLUMNS, type TextColumn } from './columns.js';
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);

@@ -4,20 +4,12 @@
  * reciprocal-rank fusion), over one library or several.
  */
 import { z } from 'zod';
+import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 import { provenanceField } from '../items/read/shared.js';
 
-const FIELDS = [
-  'title',
-  'creators',
-  'abstract',
-  'tags',
-  'notes',
-  'annotations',
-  'fields',
-  'fulltext',
-] as const;
+const FIELDS = TEXT_COLUMNS;
 
 const hit = z.object({
   key: z.string().describe('The top-level item (zotero_get_item reads it).'),

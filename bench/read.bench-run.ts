@@ -4,28 +4,48 @@
  * without an API key (the router picks zotero.sqlite).
  *
  * - In process, through the product path (the declaration's `run`, the router, one `deps` as
- *   one MCP server has it): the first search (opens the database and builds the per-library
- *   search table), then warm searches, `zotero_get_item`, tags, stats and digests (medians).
- * - Whole processes (`bin/zot`, so `npm run build` first): `zot --version`, `zot search`,
- *   `zot read`, `zot collection list`, each a fresh process as an agent runs it (medians).
+ *   one MCP server has it), without a search index: the first search (opens the database and
+ *   builds the per-library search table in memory), then warm searches, `zotero_get_item`,
+ *   tags, stats and digests (medians).
+ * - In process with the local search index (`core/search-index`): `zotero_index` builds it in
+ *   the sandbox's data directory, then the same searches answer from it.
+ * - Whole processes (`bin/zot`, so `npm run build` first), with that index in place, as a user
+ *   who has one runs them: `zot --version`, `zot search`, `zot read`, `zot list`,
+ *   `zot collection list`, each a fresh process as an agent runs it (medians); and `zot search`
+ *   once more with no index, so both figures show.
+ *
+ * ZOTEUS_INDEX_AUTO_MIN_ITEMS=0 everywhere: no search starts a background `zot index build`
+ * (one would outlive the bench and run beside the measurements); the index rows use the
+ * index built on purpose, and its status is checked before and after the process rows.
  *
  *   npm run build && npm run bench -- bench/read.bench-run.ts
  *
  * Knobs: BENCH_READ_ITEMS (50000), BENCH_READ_COLLECTIONS (2000), BENCH_READ_RUNS (9 warm
- * in-process runs), BENCH_READ_PROCS (5 processes per command), BENCH_READ_DB (reuse an
+ * in-process runs), BENCH_READ_PROCS (5 processes per command), BENCH_READ_DB (copy an
  * existing zotero.sqlite instead of building one).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { median, printTimingRows, timers, type TimingRow } from './support.js';
+import { loadNote, median, printTimingRows, timers, type TimingRow } from './support.js';
 import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/core/deps.js';
 import { buildLargeLibrary } from '../src/core/local/sample/index.js';
+import { fingerprint } from '../src/core/local/sqlite/snapshot.js';
+import { indexFile, openIndexDb, readMeta } from '../src/core/search-index/store.js';
 import type { AnyTool, Deps } from '../src/core/tool.js';
 import { CLI_VERSION } from '../src/core/version.js';
 import getItem from '../src/tools/items/read/get-item.js';
@@ -33,6 +53,7 @@ import listTags from '../src/tools/items/read/list-tags.js';
 import searchItems from '../src/tools/items/read/search-items.js';
 import stats from '../src/tools/items/read/stats.js';
 import summarize from '../src/tools/items/read/summarize.js';
+import indexLibrary from '../src/tools/search/index-library.js';
 
 const ITEMS = Number(process.env.BENCH_READ_ITEMS ?? 50_000);
 const COLLECTIONS = Number(process.env.BENCH_READ_COLLECTIONS ?? 2_000);
@@ -44,8 +65,21 @@ const ZOT = join(ROOT, 'bin', 'zot');
 const rows: TimingRow[] = [];
 const { once, warm } = timers(rows, RUNS);
 let dir: string;
+let dbPath: string;
+/** The sandbox with the search index built in its data directory. */
 let env: Record<string, string>;
+/** The same sandbox with a data directory that holds no index. */
+let noIndexEnv: Record<string, string>;
 let deps: Deps | undefined;
+const opened: Deps[] = [];
+/** The library as the router names it (`users/ID`), from the index build's answer. */
+let library: string | undefined;
+
+function openDeps(e: Record<string, string>): Deps {
+  deps = createDeps({ config: loadConfig(e), env: e, version: CLI_VERSION, surface: 'mcp' });
+  opened.push(deps);
+  return deps;
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(tool: object, input: Record<string, unknown>): Promise<any> {
@@ -54,13 +88,67 @@ async function call(tool: object, input: Record<string, unknown>): Promise<any> 
 }
 
 /**
+ * What a search in this environment will do with the index: `fresh` (answers from it),
+ * `stale` (brings it up to date first, then answers from it), or `none`/`partial`/
+ * `other source` (answers without it). Read from the index file's own notes, as the reader
+ * decides (`search-index/fresh.ts`), without changing anything.
+ */
+async function indexState(e: Record<string, string>): Promise<string> {
+  const indexDir = join(e.ZOTEUS_DATA_DIR!, 'index');
+  const files = existsSync(indexDir) ? readdirSync(indexDir).filter((n) => n.endsWith('.sqlite')) : [];
+  if (files.length === 0 || library === undefined) return files.length === 0 ? 'none' : 'unknown';
+  const db = await openIndexDb(indexFile(e.ZOTEUS_DATA_DIR!, library), { create: false });
+  if (!db) return 'none';
+  try {
+    if (readMeta(db, 'source') !== `sqlite:${dbPath}`) return 'other source';
+    if (readMeta(db, 'complete') !== '1') return 'partial';
+    return readMeta(db, 'fingerprint') === fingerprint(dbPath) ? 'fresh' : 'stale';
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Builds in the sandbox's data directories that are still running: a lock file naming a live
+ * `zot index build` (`search-index/store.ts`). None should be; one found is stopped (a lock
+ * in this sandbox was taken by a process this bench started). A pid is only signalled when its
+ * command line says it is such a build: a stale lock's pid may belong to anything by now.
+ */
+function leftoverBuilds(): string[] {
+  const found: string[] = [];
+  for (const e of [env, noIndexEnv]) {
+    const indexDir = join(e.ZOTEUS_DATA_DIR!, 'index');
+    if (!existsSync(indexDir)) continue;
+    for (const name of readdirSync(indexDir).filter((n) => n.endsWith('.lock'))) {
+      const pid = Number(readFileSync(join(indexDir, name), 'utf8').trim());
+      if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      } catch {
+        // gone already (a stale lock), or no /proc to tell what it is
+      }
+      if (!/\bindex build\b/.test(cmdline)) continue;
+      process.kill(pid, 'SIGTERM');
+      found.push(`${name} (pid ${pid})`);
+    }
+  }
+  return found;
+}
+
+/**
  * Median wall time of PROCS fresh `zot` processes (after one unmeasured run). A command that
  * fails is reported with its error code instead of a time.
  */
-function processes(what: string, args: string[], check: (stdout: string) => string): void {
+function processes(
+  what: string,
+  args: string[],
+  check: (stdout: string) => string,
+  processEnv: Record<string, string> = env,
+): void {
   const runOnce = () => {
     const t = performance.now();
-    const r = spawnSync(process.execPath, [ZOT, ...args], { env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [ZOT, ...args], { env: processEnv, encoding: 'utf8' });
     const ms = performance.now() - t;
     return { ms, stdout: r.stdout, status: r.status };
   };
@@ -94,8 +182,12 @@ beforeAll(async () => {
   const dataDir = join(dir, 'Zotero');
   mkdirSync(dataDir);
   const path = join(dataDir, 'zotero.sqlite');
-  if (process.env.BENCH_READ_DB && existsSync(process.env.BENCH_READ_DB)) {
-    copyFileSync(process.env.BENCH_READ_DB, path);
+  dbPath = path;
+  const source = process.env.BENCH_READ_DB;
+  if (source && existsSync(source)) {
+    // The WAL too: committed pages not yet checkpointed live there.
+    copyFileSync(source, path);
+    if (existsSync(`${source}-wal`)) copyFileSync(`${source}-wal`, `${path}-wal`);
   } else {
     await once(
       'build the library (generator)',
@@ -114,29 +206,37 @@ beforeAll(async () => {
     // No desktop app and no Web API: every read goes to zotero.sqlite.
     ZOTEUS_LOCAL_API_URL: 'http://127.0.0.1:9',
     ZOTERO_API_URL: 'http://127.0.0.1:9',
+    // No search starts a background `zot index build` (see the header).
+    ZOTEUS_INDEX_AUTO_MIN_ITEMS: '0',
     NO_COLOR: '1',
   };
+  noIndexEnv = { ...env, ZOTEUS_DATA_DIR: join(dir, 'data-no-index') };
 }, 900_000);
 
 afterAll(async () => {
-  await deps?.services.close();
+  for (const d of opened) await d.services.close();
+  const leftover = dir ? leftoverBuilds() : [];
   rmSync(dir, { recursive: true, force: true });
   printTimingRows(
-    `read tools on zotero.sqlite, ${ITEMS} top-level items, ${COLLECTIONS} collections (in process: median of ${RUNS} warm runs; processes: median of ${PROCS})`,
+    `read tools on zotero.sqlite, ${ITEMS} top-level items, ${COLLECTIONS} collections (in process: median of ${RUNS} warm runs; processes: median of ${PROCS}; ${loadNote()})`,
     rows,
   );
+  if (leftover.length)
+    throw new Error(`background index builds were left running (stopped): ${leftover.join(', ')}`);
 });
 
 it('measures the read tools', async () => {
-  deps = createDeps({ config: loadConfig(env), env, version: CLI_VERSION, surface: 'mcp' });
+  openDeps(noIndexEnv);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const total = (r: any) => `${r.totalResults} results (${r.backend})`;
 
+  const before = await indexState(noIndexEnv);
+  expect(before).toBe('none');
   const first = (await once(
-    'in process: first search (open, route, build the search table)',
+    'in process: first search, no index (open, route, build the in-memory search table)',
     () => call(searchItems, { q: 'sea level', top: true }),
-    total,
-  )) as { backend: string; items: Array<{ key: string }> };
+    (r) => `${total(r)}; index: ${before}, not used`,
+  )) as { backend: string; totalResults: number; items: Array<{ key: string }> };
   expect(first.backend).toBe('sqlite');
   await warm(
     'in process: search "sea level" (top)',
@@ -201,6 +301,52 @@ it('measures the read tools', async () => {
     (r) => `${r.digests.length} digests`,
   );
 
+  // The same searches with the local search index, built first in the sandbox's data directory
+  // (the one the processes below use too), by a fresh `deps` as a new MCP server would be.
+  openDeps(env);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const built: any = await once(
+    'in process: zotero_index build (the index the rows below use)',
+    () => call(indexLibrary, { action: 'build' }),
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    (r: any) =>
+      `${r.report.added} rows added, ${(r.status.bytes / 1e6).toFixed(0)} MB (${r.library}, ${r.backend})`,
+  );
+  library = built.library as string;
+  expect(built.backend).toBe('sqlite');
+  expect(built.status.state).toBe('complete');
+  const state = await indexState(env);
+  expect(state).toBe('fresh');
+  const firstIndexed = await once(
+    'in process, index: first search (open, route, answer from the index)',
+    () => call(searchItems, { q: 'sea level', top: true }),
+    (r) => `${total(r)}; index: ${state}, used`,
+  );
+  // The index answers what the in-memory table answered.
+  expect(firstIndexed.totalResults).toBe(first.totalResults);
+  await warm(
+    'in process, index: search "sea level" (top)',
+    () => call(searchItems, { q: 'sea level', top: true }),
+    total,
+  );
+  await warm('in process, index: search "müller"', () => call(searchItems, { q: 'müller' }), total);
+  await warm(
+    'in process, index: search "e" (matches nearly all)',
+    () => call(searchItems, { q: 'e', top: true }),
+    total,
+  );
+  await warm(
+    'in process, index: search everything "sea level"',
+    () => call(searchItems, { q: 'sea level', qmode: 'everything', top: true }),
+    total,
+  );
+  await warm('in process, index: list, first page', () => call(searchItems, { top: true }), total);
+  await warm(
+    'in process, index: list_tags (first 100)',
+    () => call(listTags, {}),
+    (r) => `${r.totalResults} tags`,
+  );
+
   if (!existsSync(join(ROOT, 'dist', 'bin', 'zot.js'))) {
     rows.push({ what: 'processes', ms: NaN, note: 'skipped: run `npm run build` first' });
     return;
@@ -210,15 +356,36 @@ it('measures the read tools', async () => {
     if (env.ok !== true) throw new Error(stdout);
     return env.data;
   };
-  processes('process: zot --version', ['--version'], (s) => s.trim());
-  processes('process: zot search "sea level" --limit 25', ['search', 'sea level', '--limit', '25'], (s) => {
+  const searchNote = (s: string) => {
     const d = ok(s);
-    return `${d.totalResults} results (${d.backend})`;
-  });
-  processes('process: zot read KEY', ['read', key], (s) => `${ok(s).backend}`);
-  processes('process: zot list --limit 25', ['list', '--limit', '25'], (s) => `${ok(s).totalResults} items`);
-  processes('process: zot collection list', ['collection', 'list'], (s) => {
+    return `${d.totalResults} results (${d.backend})${typeof d.message === 'string' ? `; ${d.message}` : ''}`;
+  };
+  // The processes run with the index built above: it must still be fresh when they start,
+  // and stay so (a read that changed zotero.sqlite's fingerprint would make each one update it).
+  expect(await indexState(env)).toBe('fresh');
+  processes('process: zot --version', ['--version'], (s) => s.trim());
+  processes(
+    'process, index: zot search "sea level" --limit 25',
+    ['search', 'sea level', '--limit', '25'],
+    searchNote,
+  );
+  processes('process, index: zot read KEY', ['read', key], (s) => `${ok(s).backend}`);
+  processes(
+    'process, index: zot list --limit 25',
+    ['list', '--limit', '25'],
+    (s) => `${ok(s).totalResults} items`,
+  );
+  processes('process, index: zot collection list', ['collection', 'list'], (s) => {
     const d = ok(s);
     return `${d.totalResults} collections${typeof d.backend === 'string' ? ` (${d.backend})` : ''}`;
   });
+  expect(await indexState(env)).toBe('fresh');
+  processes(
+    'process, no index: zot search "sea level" --limit 25',
+    ['search', 'sea level', '--limit', '25'],
+    searchNote,
+    noIndexEnv,
+  );
+  // Nothing was built for the no-index sandbox behind the bench's back.
+  expect(await indexState(noIndexEnv)).toBe('none');
 }, 900_000);

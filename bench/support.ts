@@ -3,6 +3,7 @@
  * wall time of one call; median of warm runs) and the table they print, rendered with the
  * CLI's own table renderer.
  */
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { renderRows } from '../src/surfaces/cli/table.js';
 
@@ -12,6 +13,19 @@ export function printTable(title: string, rows: ReadonlyArray<Record<string, unk
 
 export const median = (xs: readonly number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The `p` quantile (0–1) of `xs`, nearest rank: `percentile(xs, 0.95)` is the p95. */
+export const percentile = (xs: readonly number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil(p * xs.length) - 1))]!;
+
+/**
+ * The machine's load when the figures were taken (`uptime`'s three averages and the core
+ * count): wall times on a shared machine mean little without it.
+ */
+export function loadNote(): string {
+  const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
+  return `load average ${one}, ${five}, ${fifteen} on ${cpus().length} cores`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Request-counting benches (against the test server)

@@ -1,15 +1,38 @@
 #!/usr/bin/env node
 /**
- * Writes dist/cli-manifest.json: the `zot schema` tree computed from the compiled tool
- * declarations, so `zot schema` can answer without loading zod and every tool module
- * (start-up budget: 3.5x `node -e 0`). It is derived, never edited: `npm run build`
+ * Writes dist/cli-manifest.json from the compiled tool declarations: the `zot schema` tree,
+ * so `zot schema` can answer without loading zod and every tool module (start-up budget:
+ * 3.5x `node -e 0`), and per command path the tool modules it needs, so `zot read KEY`
+ * loads one declaration instead of all. It is derived, never edited: `npm run build`
  * rewrites it, and a test checks it equals the live tree.
  */
-import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTree, schemaNode } from '../dist/surfaces/cli/tree.js';
+import { moduleRoutes } from '../dist/surfaces/cli/module-routes.js';
 import { tools } from '../dist/tools/index.js';
 import { CLI_VERSION } from '../dist/core/version.js';
 
-const out = fileURLToPath(new URL('../dist/cli-manifest.json', import.meta.url));
-writeFileSync(out, `${JSON.stringify({ cli_version: CLI_VERSION, schema: schemaNode(buildTree(tools)) })}\n`);
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/** Which dist module declares each tool: found by importing every module under dist/tools. */
+async function toolModules() {
+  const found = new Map();
+  const files = readdirSync(`${dist}tools`, { recursive: true }).filter((f) => f.endsWith('.js'));
+  for (const file of files.sort()) {
+    const module = await import(pathToFileURL(`${dist}tools/${file}`).href);
+    if (tools.includes(module.default)) found.set(module.default, `tools/${file.split('\\').join('/')}`);
+  }
+  return (tool) => {
+    const path = found.get(tool);
+    if (!path) throw new Error(`No module under dist/tools has ${tool.name} as its default export`);
+    return path;
+  };
+}
+
+const manifest = {
+  cli_version: CLI_VERSION,
+  schema: schemaNode(buildTree(tools)),
+  modules: moduleRoutes(tools, await toolModules()),
+};
+writeFileSync(`${dist}cli-manifest.json`, `${JSON.stringify(manifest)}\n`);

@@ -1,8 +1,13 @@
 /**
- * `zot`: the CLI entry. `--version` answers before anything else is loaded; every other
- * command loads the CLI surface, and heavy modules (MCP SDK, SQLite) only when used.
+ * `zot`: the CLI entry. `--version` (with or without `--json`) answers before anything else
+ * is loaded; `zot schema` answers from the build-time manifest; a command of a tool loads
+ * that tool's declaration only (the manifest says which modules it needs); anything else
+ * loads every declaration. Heavy modules (MCP SDK, SQLite) load only when used.
  */
+import type { AnyTool } from '../core/tool.js';
+
 const argv = process.argv.slice(2);
+const manifestUrl = new URL('../cli-manifest.json', import.meta.url);
 
 // A closed pipe (`zot schema | head -1`) is not an error worth a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -10,28 +15,47 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+const isVersion = (a: string) => a === '--version' || a === '-V';
+// `--json` changes nothing here: the CLI prints the bare version either way.
+if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
   const { CLI_VERSION } = await import('../core/version.js');
   process.stdout.write(`${CLI_VERSION}\n`);
 } else if (argv[0] === 'schema' && (await schemaFromManifest()) !== undefined) {
   // answered from the build-time manifest
 } else {
-  const [{ runCli }, { tools }] = await Promise.all([
-    import('../surfaces/cli/main.js'),
-    import('../tools/index.js'),
-  ]);
-  process.exitCode = await runCli({ argv, env: process.env, io: process, tools });
+  const allTools = async () => (await import('../tools/index.js')).tools;
+  const [{ runCli }, ownTools] = await Promise.all([import('../surfaces/cli/main.js'), commandTools()]);
+  process.exitCode = await runCli({
+    argv,
+    env: process.env,
+    io: process,
+    ...(ownTools ? { tools: ownTools, allTools } : { tools: await allTools() }),
+  });
 }
 
 /** `zot schema` answered from dist/cli-manifest.json without loading the declarations. */
 async function schemaFromManifest(): Promise<number | undefined> {
   const { fastSchema } = await import('../surfaces/cli/fast-schema.js');
-  const code = fastSchema(
-    argv.slice(1),
-    process.env,
-    process,
-    new URL('../cli-manifest.json', import.meta.url),
-  );
+  const code = fastSchema(argv.slice(1), process.env, process, manifestUrl);
   if (code !== undefined) process.exitCode = code;
   return code;
+}
+
+/** The declarations this command needs, when the manifest knows; undefined: load them all. */
+async function commandTools(): Promise<AnyTool[] | undefined> {
+  const [{ readManifest }, { modulesFor }] = await Promise.all([
+    import('../surfaces/cli/manifest.js'),
+    import('../surfaces/cli/fast-start.js'),
+  ]);
+  const routes = readManifest(manifestUrl)?.modules;
+  const modules = routes && modulesFor(routes, argv);
+  if (!modules) return undefined;
+  try {
+    const loaded = await Promise.all(
+      modules.map((m) => import(new URL(`../${m}`, import.meta.url).href) as Promise<{ default: AnyTool }>),
+    );
+    return loaded.map((m) => m.default);
+  } catch {
+    return undefined; // a manifest out of step with dist/: the whole list still answers
+  }
 }

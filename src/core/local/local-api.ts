@@ -74,22 +74,77 @@ function transportCode(error: unknown): string {
   return (error as Error | undefined)?.message || 'connection failed';
 }
 
+/** What the probe reads of an answer. */
+interface ProbeAnswer {
+  status: number;
+  header(name: string): string | null;
+  text: string;
+}
+
+/**
+ * The probe's GET, with `node:http` unless a `fetch` is given (tests): `fetch` loads undici,
+ * which costs a one-shot `zot read` more than reading the database. No agent: a fresh
+ * connection that closes after the answer, so nothing keeps the process alive.
+ */
+async function probeGet(
+  url: string,
+  timeoutMs: number,
+  fetchFn: FetchLike | undefined,
+): Promise<ProbeAnswer> {
+  const headers = { 'Zotero-API-Version': '3' };
+  if (fetchFn) {
+    const response = await fetchFn(url, { method: 'GET', headers, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    return { status: response.status, header: (name) => response.headers.get(name), text };
+  }
+  const target = new URL(url);
+  const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<ProbeAnswer>((resolve, reject) => {
+    const req = request(target, { method: 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete) fail(new Error('The connection closed before the answer was complete.'));
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({
+          status: res.statusCode ?? 0,
+          header: (name) => {
+            const value = res.headers[name.toLowerCase()];
+            return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+          },
+          text: new TextDecoder().decode(Buffer.concat(chunks)),
+        });
+      });
+    });
+    function fail(error: Error) {
+      clearTimeout(timer);
+      req.destroy();
+      reject(error);
+    }
+    const timer = setTimeout(() => {
+      const error = new Error(`No answer within ${timeoutMs} ms.`);
+      error.name = 'TimeoutError';
+      fail(error);
+    }, timeoutMs);
+    req.on('error', fail);
+    req.end();
+  });
+}
+
 /** One request to `{url}/users/0/collections?limit=1`: does the desktop's local API answer? */
 export async function detectLocalApi(options: DetectOptions): Promise<LocalApiStatus> {
   const { url } = options;
   const timeoutMs = options.timeoutMs ?? LOCAL_API_PROBE_TIMEOUT_MS;
   const now = options.now ?? Date.now;
-  const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const base = { url, checkedAt: now() };
-  let response: Response;
+  let response: ProbeAnswer;
   let text: string;
   try {
-    response = await fetchFn(`${url}/users/0/collections?limit=1`, {
-      method: 'GET',
-      headers: { 'Zotero-API-Version': '3' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    text = await response.text();
+    response = await probeGet(`${url}/users/0/collections?limit=1`, timeoutMs, options.fetch);
+    text = response.text;
   } catch (error) {
     const name = (error as { name?: unknown } | null)?.name;
     const timedOut = name === 'TimeoutError' || name === 'AbortError';
@@ -137,7 +192,7 @@ export async function detectLocalApi(options: DetectOptions): Promise<LocalApiSt
       hint: 'Restart Zotero; if it persists, set ZOTEUS_LOCAL=off or check ZOTEUS_LOCAL_API_URL.',
     };
   }
-  const version = Number(response.headers.get('last-modified-version'));
+  const version = Number(response.header('last-modified-version'));
   const library = (body[0] as { library?: { id?: unknown } } | undefined)?.library;
   return {
     ...base,

@@ -52,7 +52,7 @@ function optionName(param: Param): string {
 }
 
 /** Splits the command path off argv; global flags may stand before it. */
-function splitPath(
+export function splitPath(
   root: CommandNode,
   argv: readonly string[],
 ): { node: CommandNode; rest: string[]; unknownWord?: string } {

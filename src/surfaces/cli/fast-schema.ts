@@ -3,29 +3,13 @@
  * the same tree written at build time from the same declarations. Anything this path does
  * not handle (other flags, a missing manifest) returns undefined and the full CLI answers.
  */
-import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../core/config.js';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
 import { createRedactor } from '../../core/redact.js';
-import { CLI_VERSION } from '../../core/version.js';
 import { errorEnvelope, meta, newRequestId, successEnvelope } from './envelope.js';
 import { chooseFormat, useColour, type CliIO } from './io.js';
+import { readManifest, type ManifestNode } from './manifest.js';
 import { createWriter } from './output.js';
-
-interface ManifestNode {
-  name: string;
-  subcommands: ManifestNode[];
-  [key: string]: unknown;
-}
-
-export function readManifest(url: URL): ManifestNode | undefined {
-  try {
-    const manifest = JSON.parse(readFileSync(url, 'utf8')) as { cli_version?: string; schema?: ManifestNode };
-    return manifest.cli_version === CLI_VERSION ? manifest.schema : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function find(root: ManifestNode, words: readonly string[]): ManifestNode | undefined {
   let node = root;
@@ -46,7 +30,7 @@ export function fastSchema(
 ): number | undefined {
   const words = args.filter((a) => a !== '--json');
   if (words.some((w) => w.startsWith('-'))) return undefined;
-  const root = readManifest(manifestUrl);
+  const root = readManifest(manifestUrl)?.schema;
   if (!root) return undefined;
   const startedAt = Date.now();
   const requestId = newRequestId();

@@ -9,10 +9,8 @@ import { createRedactor } from '../../core/redact.js';
 import type { AnyTool, Clock } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import { parseCommandLine, type Parsed } from './argv.js';
-import { configValue, initConfig, showConfig, type ConfigName } from './builtins/config.js';
-import { schemaData } from './builtins/schema.js';
+import type { ConfigName } from './builtins/config.js';
 import { meta, newRequestId, successEnvelope, dryRunEnvelope } from './envelope.js';
-import { commandHelp, rootHelp } from './help.js';
 import { chooseFormat, useColour, type CliIO } from './io.js';
 import { createWriter, type Writer } from './output.js';
 import { errorExit, runToolCommand } from './run-tool.js';
@@ -22,7 +20,13 @@ export interface RunCliOptions {
   argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   io: CliIO;
+  /** The declarations the command tree is built from. */
   tools: readonly AnyTool[];
+  /**
+   * Every declaration, when `tools` holds only those of the command (bin/zot's fast start):
+   * the follow-up commands a write suggests are checked against the whole tree.
+   */
+  allTools?: () => Promise<readonly AnyTool[]>;
   clock?: Clock;
 }
 
@@ -43,6 +47,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       return 0;
     }
     if (parsed.controls.help || !parsed.node.target) {
+      const { commandHelp, rootHelp } = await import('./help.js');
       writer.raw(parsed.node.path.length ? commandHelp(parsed.node) : rootHelp(root, CLI_VERSION));
       return 0;
     }
@@ -75,8 +80,9 @@ async function dispatch(
   };
 
   if (target.kind === 'tool') {
+    const allTools = options.allTools;
     return runToolCommand({
-      root,
+      wholeTree: async () => (allTools ? buildTree(await allTools()) : root),
       node,
       tool: target.tool,
       command: target.command,
@@ -92,9 +98,13 @@ async function dispatch(
     });
   }
 
+  // The builtins load only when run: a tool command never needs them.
+  const { configValue, initConfig, showConfig } = await import('./builtins/config.js');
   switch (target.id) {
-    case 'schema':
+    case 'schema': {
+      const { schemaData } = await import('./builtins/schema.js');
       return succeed(schemaData(root, (input.command as string[] | undefined) ?? []));
+    }
     case 'config show':
       return succeed(showConfig(config));
     case 'config get': {

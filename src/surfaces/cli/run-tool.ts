@@ -19,13 +19,12 @@ import { resolveFileParams } from './files.js';
 import type { CliIO } from './io.js';
 import type { Writer } from './output.js';
 import { createProgressWriter } from './progress.js';
-import { canAsk, confirm } from './prompt.js';
-import { checkSuggestion } from './suggestions.js';
 import type { CommandNode } from './tree.js';
 import { validateInput } from './validate.js';
 
 export interface ToolRunContext {
-  root: CommandNode;
+  /** The whole command tree, which follow-up suggestions must parse against. */
+  wholeTree: () => Promise<CommandNode>;
   node: CommandNode;
   tool: AnyTool;
   command: CliCommand;
@@ -98,6 +97,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   }
 
   if (tier === 'destructive' && !controls.yes) {
+    const { canAsk, confirm } = await import('./prompt.js');
     if (!canAsk(ctx.io, controls.no_interaction)) {
       throw new ZoteusError(
         'confirmation_required',
@@ -200,7 +200,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     if (outcome.kind === 'failed') throw outcome.error;
     const data = cloudWrite ? { ...output, sync_required: true } : output;
     const next =
-      mutating && tool.next ? validSuggestions(ctx, tool.next(output as never, input as never)) : undefined;
+      mutating && tool.next
+        ? await validSuggestions(ctx, tool.next(output as never, input as never))
+        : undefined;
 
     if (controls.stream && tool.rows && !mutating) return streamRows(ctx, output, m);
 
@@ -212,14 +214,14 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     } else {
       envelope = successEnvelope(data, m(), next);
     }
-    const summary = tool.summarize?.(output as never, input as never);
+    // The summary and the text are for table mode only (a summary can cost more than the read).
     const text = writer.format === 'table' ? tool.text?.(output as never, input as never) : undefined;
     const stdout =
       writer.format === 'json'
         ? writer.envelope(envelope)
         : text !== undefined
           ? writer.text(text)
-          : writer.table(data, tool.rows, summary);
+          : writer.table(data, tool.rows, tool.summarize?.(output as never, input as never));
     if (cloudWrite) {
       writer.stderr(
         'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
@@ -243,9 +245,11 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   }
 }
 
-function validSuggestions(ctx: ToolRunContext, suggestions: string[]): string[] {
+async function validSuggestions(ctx: ToolRunContext, suggestions: string[]): Promise<string[]> {
+  if (suggestions.length === 0) return [];
+  const [{ checkSuggestion }, root] = await Promise.all([import('./suggestions.js'), ctx.wholeTree()]);
   return suggestions.filter((s) => {
-    const ok = checkSuggestion(ctx.root, s);
+    const ok = checkSuggestion(root, s);
     if (!ok) ctx.writer.stderr(`zot: dropped a follow-up suggestion that does not parse: ${s}`);
     return ok;
   });

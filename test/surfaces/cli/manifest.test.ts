@@ -1,7 +1,8 @@
 /** The build-time manifest that lets `zot schema` start fast is the live tree, exactly. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildTree, schemaNode } from '../../../src/surfaces/cli/tree.js';
+import type { AnyTool } from '../../../src/core/tool.js';
+import { buildTree, findNode, schemaNode, type CommandNode } from '../../../src/surfaces/cli/tree.js';
 import { tools } from '../../../src/tools/index.js';
 import { CLI_VERSION } from '../../../src/core/version.js';
 import { ROOT, runZot, sandbox } from '../../support/cli.js';
@@ -39,6 +40,54 @@ describe('dist/cli-manifest.json', () => {
       expect((r.json().error as { field: string }).field).toBe('ZOTEUS_LOCAL');
     } finally {
       box.cleanup();
+    }
+  });
+});
+
+/** A node and everything under it, variants and targets included. */
+function shape(node: CommandNode): unknown {
+  const { subcommands: _subcommands, ...own } = schemaNode(node);
+  const target = node.target?.kind === 'tool' ? node.target.tool.name : node.target?.id;
+  return {
+    ...own,
+    group: node.group ?? false,
+    target,
+    variants: (node.variants ?? []).map((v) => ({ triggers: v.triggers, node: shape(v.node) })),
+    children: [...node.children.keys()].sort().map((k) => shape(node.children.get(k) as CommandNode)),
+  };
+}
+
+describe('the modules of dist/cli-manifest.json (what `zot <command>` loads)', () => {
+  it('name every command path, and build from there down the same tree as every declaration', async () => {
+    const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as {
+      modules: Record<string, string[] | null>;
+    };
+    const whole = buildTree(tools);
+    const paths: string[] = [];
+    const visit = (node: CommandNode) => {
+      if (node.path.length) paths.push(node.path.join(' '));
+      for (const child of node.children.values()) visit(child);
+    };
+    visit(whole);
+    expect(Object.keys(manifest.modules).sort()).toEqual(paths.sort());
+
+    for (const [path, modules] of Object.entries(manifest.modules)) {
+      const words = path.split(' ');
+      const { node } = findNode(whole, words);
+      if (modules === null) {
+        // builtins (schema, config, mcp) load everything
+        expect(node.target?.kind === 'builtin' || node.path[0] === 'config').toBe(true);
+        continue;
+      }
+      const own = await Promise.all(
+        modules.map(
+          async (m) =>
+            ((await import(/* @vite-ignore */ `../../../src/${m}`)) as { default: AnyTool }).default,
+        ),
+      );
+      const part = findNode(buildTree(own), words);
+      expect(part.used, path).toBe(words.length);
+      expect(shape(part.node), path).toEqual(shape(node));
     }
   });
 });

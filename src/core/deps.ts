@@ -3,7 +3,7 @@
  * per invocation (CLI); everything stateful hangs off the returned object.
  */
 import type { Config } from './config.js';
-import { createRedactor, type Redactor } from './redact.js';
+import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import type { Clock, Deps, Logger, ProgressEvent, ServiceRegistry } from './tool.js';
 
 export const systemClock: Clock = {
@@ -48,7 +48,7 @@ export interface DepsOptions {
 }
 
 export function createDeps(options: DepsOptions): Deps {
-  const redact: Redactor = createRedactor([options.config.apiKey, options.config.embeddingsApiKey]);
+  const redact: Redactor = createRedactor(configSecrets(options.config));
   const write = options.writeLog ?? (() => {});
   const log: Logger = {
     warn: (message) => write(redact(message)),

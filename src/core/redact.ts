@@ -44,3 +44,24 @@ export function redactValue<T>(value: T, redact: Redactor): T {
   }
   return value;
 }
+
+/** The environment variables that hold secrets: redacted before the config is even loaded. */
+export const SECRET_ENV_VARS = [
+  'ZOTERO_API_KEY',
+  'ZOT_API_KEY',
+  'ZOTEUS_EMBEDDINGS_API_KEY',
+  'OPENAI_API_KEY',
+] as const;
+
+/** The secrets of an environment (see SECRET_ENV_VARS). */
+export function envSecrets(env: Readonly<Record<string, string | undefined>>): Array<string | undefined> {
+  return SECRET_ENV_VARS.map((name) => env[name]);
+}
+
+/** The secrets of a loaded configuration (the Zotero key, the embeddings key). */
+export function configSecrets(config: {
+  apiKey: string | undefined;
+  embeddingsApiKey: string | undefined;
+}): Array<string | undefined> {
+  return [config.apiKey, config.embeddingsApiKey];
+}

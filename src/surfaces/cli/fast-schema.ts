@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../../core/config.js';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
-import { createRedactor } from '../../core/redact.js';
+import { createRedactor, envSecrets } from '../../core/redact.js';
 import { errorEnvelope, meta, newRequestId, successEnvelope } from './envelope.js';
 import { chooseFormat, useColour, type CliIO } from './io.js';
 import { readManifest, type ManifestNode } from './manifest.js';
@@ -35,12 +35,7 @@ export function fastSchema(
   const startedAt = Date.now();
   const requestId = newRequestId();
   const format = chooseFormat(args.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
-  const writer = createWriter(
-    io,
-    format,
-    createRedactor([env.ZOTERO_API_KEY, env.ZOT_API_KEY]),
-    useColour(io.stdout, env),
-  );
+  const writer = createWriter(io, format, createRedactor(envSecrets(env)), useColour(io.stdout, env));
   try {
     loadConfig(env); // the same startup checks as every other command
     const node = find(root, words);

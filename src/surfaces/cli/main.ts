@@ -5,7 +5,7 @@
 import { loadConfig, type Config } from '../../core/config.js';
 import { systemClock } from '../../core/deps.js';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
-import { createRedactor } from '../../core/redact.js';
+import { configSecrets, createRedactor, envSecrets } from '../../core/redact.js';
 import type { AnyTool, Clock } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import { parseCommandLine, type Parsed } from './argv.js';
@@ -37,7 +37,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const requestId = newRequestId();
   // The format is decided before anything can fail, so even a usage error is an envelope.
   const format = chooseFormat(argv.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
-  const redactFromEnv = createRedactor([env.ZOTERO_API_KEY, env.ZOT_API_KEY]);
+  const redactFromEnv = createRedactor(envSecrets(env));
   let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env));
   try {
     const root = buildTree(options.tools);
@@ -53,7 +53,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     const isInit = parsed.node.target.kind === 'builtin' && parsed.node.target.id === 'config init';
     const config = loadConfig(env, { profile: parsed.controls.profile, allowMissingProfile: isInit });
-    writer = createWriter(io, format, redactFromEnv.with([config.apiKey]), useColour(io.stdout, env));
+    writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env));
     return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
   } catch (error) {
     return errorExit(writer, toZoteusError(error), requestId, startedAt, clock.now());

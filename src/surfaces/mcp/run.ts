@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../core/config.js';
 import { createServiceRegistry } from '../../core/deps.js';
 import { toZoteusError } from '../../core/errors.js';
 import type { Env } from '../../core/paths.js';
-import { createRedactor } from '../../core/redact.js';
+import { configSecrets, createRedactor, envSecrets } from '../../core/redact.js';
 import type { AnyTool, ServiceRegistry } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import { tools as allTools } from '../../tools/index.js';
@@ -59,18 +59,13 @@ function stopped(signal: AbortSignal | undefined): Promise<void> {
 export async function runMcp(options: RunMcpOptions): Promise<number> {
   const stderr = options.stderr ?? process.stderr;
   // Before the config is loaded only the environment knows the key; redact it regardless.
-  let redact = createRedactor([
-    options.env.ZOTERO_API_KEY,
-    options.env.ZOT_API_KEY,
-    options.env.ZOTEUS_EMBEDDINGS_API_KEY,
-    options.env.OPENAI_API_KEY,
-  ]);
+  let redact = createRedactor(envSecrets(options.env));
   const writeLog = (line: string) => void stderr.write(`${redact(line)}\n`);
 
   let config: Config;
   try {
     config = loadConfig(options.env);
-    redact = redact.with([config.apiKey, config.embeddingsApiKey]);
+    redact = redact.with(configSecrets(config));
   } catch (error) {
     return report(error);
   }

@@ -75,6 +75,23 @@ describe('zot config', () => {
     expect(data.sources).toMatchObject({ apiKey: 'env', libraryId: 'env', apiUrl: 'default' });
   });
 
+  it('show names the embeddings settings and redacts their key, which appears nowhere in the output', async () => {
+    const secret = 'sk-embeddings-secret-0123456789';
+    const r = await runZot(['config', 'show'], {
+      env: { ...box.env, ZOTEUS_EMBEDDINGS: 'openai', ZOTEUS_EMBEDDINGS_API_KEY: secret },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(r.json().data).toMatchObject({
+      embeddings: 'openai',
+      embeddingsUrl: 'https://api.openai.com/v1',
+      embeddingsModel: 'text-embedding-3-small',
+      embeddingsApiKey: '[REDACTED]',
+      embeddingsBatch: 64,
+      indexAutoMinItems: 2000,
+    });
+  });
+
   it('get prints one raw value for shell profiles, the key included because it was asked for', async () => {
     const key = await runZot(['config', 'get', 'api_key'], { env: { ...box.env, ZOTERO_API_KEY: KEY } });
     expect(key).toMatchObject({ code: 0, stdout: `${KEY}\n` });

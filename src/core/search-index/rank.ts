@@ -6,7 +6,9 @@
 import { decodeVector, type Embedder } from './embeddings.js';
 import { reciprocalRankFusion } from './fusion.js';
 import { TEXT_COLUMNS, type IndexDb, type TextColumn } from './store.js';
-import { ftsQuote, ftsWords } from './terms.js';
+import { CANDIDATE_CAP, planCandidates, type CandidatePlan } from './candidates.js';
+import { matchedIn } from './snippet.js';
+import { ftsWords } from './terms.js';
 
 /** BM25 weight of each column (TEXT_COLUMNS order): a title hit says more than a full-text one. */
 const WEIGHTS: Readonly<Record<TextColumn, number>> = {
@@ -57,18 +59,17 @@ interface KeywordRow {
   score: number;
 }
 
-/** The query as FTS5 prefix terms, any of which may match (BM25 ranks rows with more first). */
-export function keywordExpression(query: string): string | undefined {
-  const words = ftsWords(query);
-  return words.length ? words.map((w) => `${ftsQuote(w)}*`).join(' OR ') : undefined;
-}
-
-function keywordRanking(db: IndexDb, query: string, options: RankOptions): KeywordRow[] {
-  const expr = keywordExpression(query);
+function keywordRanking(db: IndexDb, plan: CandidatePlan, options: RankOptions): KeywordRow[] {
+  const expr = plan.expr;
   if (!expr) return [];
   const weights = TEXT_COLUMNS.map((c) => WEIGHTS[c]).join(', ');
   const filters: string[] = [];
   const params: unknown[] = [expr];
+  if (plan.minRowid !== undefined) {
+    filters.push('docs.rowid >= CAST(? AS INTEGER)');
+    params.push(plan.minRowid);
+  }
+  const textOnly = filters.length;
   if (options.itemType) {
     filters.push('t.item_type = ?');
     params.push(options.itemType);
@@ -77,14 +78,43 @@ function keywordRanking(db: IndexDb, query: string, options: RankOptions): Keywo
     filters.push('t.rid IN (SELECT rid FROM item_collections WHERE ckey = ?)');
     params.push(options.collectionKey);
   }
-  const rows = db
-    .prepare(
-      `SELECT t.key AS top, i.rid AS rid, i.key AS key, i.item_type AS itemType, bm25(docs, ${weights}) AS score
-       FROM docs JOIN items i ON i.rid = docs.rowid JOIN items t ON t.key = i.top
-       WHERE docs MATCH ? AND i.deleted = 0 AND t.deleted = 0 ${filters.map((f) => `AND ${f}`).join(' ')}
-       ORDER BY score LIMIT ${DEPTH * 4}`,
-    )
-    .all(...params) as KeywordRow[];
+  let rows: KeywordRow[];
+  if (filters.length === textOnly) {
+    // Rank the text alone first (no join for every match: tens of thousands for a common
+    // word), then map the best few rows to their items; trashed ones are rare among them.
+    const ranked = db
+      .prepare(
+        `SELECT rowid, bm25(docs, ${weights}) AS score FROM docs WHERE docs MATCH ?
+         ${filters.map((f) => `AND ${f}`).join(' ')} ORDER BY score LIMIT ${DEPTH * 5}`,
+      )
+      .raw()
+      .all(...params) as Array<[number, number]>;
+    const items = new Map(
+      (
+        db
+          .prepare(
+            `SELECT i.rid AS rid, t.key AS top, i.key AS key, i.item_type AS itemType
+             FROM items i JOIN items t ON t.key = i.top
+             WHERE i.rid IN (SELECT value FROM json_each(?)) AND i.deleted = 0 AND t.deleted = 0`,
+          )
+          .all(JSON.stringify(ranked.map((r) => r[0]))) as Array<Omit<KeywordRow, 'score'>>
+      ).map((r) => [r.rid, r]),
+    );
+    rows = [];
+    for (const [rid, score] of ranked) {
+      const item = items.get(rid);
+      if (item) rows.push({ ...item, score });
+    }
+  } else {
+    rows = db
+      .prepare(
+        `SELECT t.key AS top, i.rid AS rid, i.key AS key, i.item_type AS itemType, bm25(docs, ${weights}) AS score
+         FROM docs JOIN items i ON i.rid = docs.rowid JOIN items t ON t.key = i.top
+         WHERE docs MATCH ? AND i.deleted = 0 AND t.deleted = 0 ${filters.map((f) => `AND ${f}`).join(' ')}
+         ORDER BY score LIMIT ${DEPTH * 4}`,
+      )
+      .all(...params) as KeywordRow[];
+  }
   // One entry per top-level item: its best-ranked row.
   const best = new Map<string, KeywordRow>();
   for (const r of rows) if (!best.has(r.top)) best.set(r.top, r);
@@ -145,49 +175,30 @@ async function vectorRanking(
   return { keys: scored.slice(0, DEPTH).map((s) => s.key), state: { used: true, model } };
 }
 
-/**
- * Which column of a row holds the query best, and a snippet of it. The rowid is cast: bound
- * as a JS number it arrives as REAL, and FTS5 then ignores a `rowid =` constraint next to MATCH.
- */
-function matchedField(db: IndexDb, row: KeywordRow, expr: string): RankedHit['matched'] {
-  let best: { field: TextColumn; rank: number } | undefined;
-  TEXT_COLUMNS.forEach((field, i) => {
-    const weights = TEXT_COLUMNS.map((_, j) => (j === i ? 1 : 0)).join(', ');
-    const r = db
-      .prepare(
-        `SELECT bm25(docs, ${weights}) AS rank FROM docs WHERE docs MATCH ? AND rowid = CAST(? AS INTEGER)`,
-      )
-      .get(`{${field}} : (${expr})`, row.rid) as { rank: number } | undefined;
-    if (r && (best === undefined || r.rank * WEIGHTS[field] < best.rank))
-      best = { field, rank: r.rank * WEIGHTS[field] };
-  });
-  if (!best) return null;
-  // Fix (tests): a note's title column is its own first line, so a word there was reported as a
-  // match in the title (of the hit, one would read) instead of in the note.
-  if (best.field === 'title' && row.itemType === 'note') best.field = 'notes';
-  const col = TEXT_COLUMNS.indexOf(best.field);
-  const snippet = db
-    .prepare(
-      `SELECT snippet(docs, ${col}, '«', '»', '…', 24) FROM docs WHERE docs MATCH ? AND rowid = CAST(? AS INTEGER)`,
-    )
-    .pluck()
-    .get(expr, row.rid) as string | undefined;
-  return { field: best.field, itemKey: row.key, snippet: (snippet ?? '').replace(/\s+/g, ' ').trim() };
+/** Which field of a row holds the query best, and a snippet of it (`snippet.ts`). */
+function matchedField(db: IndexDb, row: KeywordRow, words: readonly string[]): RankedHit['matched'] {
+  const texts = db
+    .prepare(`SELECT ${TEXT_COLUMNS.join(', ')} FROM docs WHERE rowid = CAST(? AS INTEGER)`)
+    .get(row.rid) as Record<TextColumn, string> | undefined;
+  if (!texts) return null;
+  const found = matchedIn(texts, words, WEIGHTS, row.itemType === 'note');
+  return found ? { field: found.field, itemKey: row.key, snippet: found.snippet } : null;
 }
 
 export async function rankIndex(
   db: IndexDb,
   query: string,
   options: RankOptions,
-): Promise<{ hits: RankedHit[]; vectors: VectorState }> {
-  const keyword = options.mode === 'vector' ? [] : keywordRanking(db, query, options);
+): Promise<{ hits: RankedHit[]; vectors: VectorState; notice?: string }> {
+  const plan = options.mode === 'vector' ? undefined : planCandidates(db, query);
+  const keyword = plan ? keywordRanking(db, plan, options) : [];
   const vector =
     options.mode === 'keyword'
       ? { keys: [], state: { used: false, reason: 'Keyword ranking was asked for.' } as VectorState }
       : await vectorRanking(db, query, options);
   const fused = reciprocalRankFusion([keyword.map((r) => r.top), vector.keys]).slice(0, options.limit);
   const byTop = new Map(keyword.map((r) => [r.top, r]));
-  const expr = keywordExpression(query);
+  const words = plan?.words ?? ftsWords(query);
   const info = db.prepare(
     'SELECT i.item_type AS itemType, d.title AS title FROM items i JOIN docs d ON d.rowid = i.rid WHERE i.key = ?',
   );
@@ -200,8 +211,17 @@ export async function rankIndex(
       itemType: meta?.itemType ?? '',
       score: Number(f.score.toFixed(6)),
       ranks: { keyword: f.ranks[0] ?? null, vector: f.ranks[1] ?? null },
-      matched: row && expr ? matchedField(db, row, expr) : null,
+      matched: row && words.length ? matchedField(db, row, words) : null,
     };
   });
-  return { hits, vectors: vector.state };
+  const capped = plan?.capped;
+  return {
+    hits,
+    vectors: vector.state,
+    ...(capped
+      ? {
+          notice: `${capped.words.join(', ')} occur${capped.words.length === 1 ? 's' : ''} in ${capped.matches.toLocaleString('en-US')} items: keyword ranking scored the ${CANDIDATE_CAP.toLocaleString('en-US')} most recently indexed of them; add a rarer word to rank them all.`,
+        }
+      : {}),
+  };
 }

@@ -107,6 +107,7 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
           !ranked.vectors.used && vectorsError !== undefined
             ? { ...ranked.vectors, reason: `Embedding the library failed: ${vectorsError}` }
             : ranked.vectors,
+        ...(ranked.notice ? { message: ranked.notice } : {}),
       });
       for (const h of ranked.hits) hits.push({ ...h, library: lib.library });
     } finally {

@@ -17,7 +17,7 @@ import { loadDatabaseClass } from '../local/sqlite/snapshot.js';
 import { TEXT_COLUMNS } from './columns.js';
 
 /** Bumped whenever the tables or what goes into them change: older files are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 export { TEXT_COLUMNS, type TextColumn } from './columns.js';
 
@@ -59,7 +59,10 @@ CREATE INDEX IF NOT EXISTS item_collections_key ON item_collections(ckey);
 CREATE INDEX IF NOT EXISTS item_collections_rid ON item_collections(rid);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(
   ${TEXT_COLUMNS.join(', ')},
-  tokenize = 'unicode61 remove_diacritics 2'
+  tokenize = 'unicode61 remove_diacritics 2',
+  -- Term counts per column, no positions: BM25 needs no more, and the file is far smaller.
+  -- (Snippets are cut in JS, snippet.ts; phrase queries are not used.)
+  detail = 'column'
 );
 CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_vocab USING fts5vocab(docs, 'row');

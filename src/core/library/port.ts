@@ -56,7 +56,11 @@ export interface LibraryReader {
   /** The library as the Web API names it (`users/123`, `groups/456`; the desktop's own user library is `users/0` until a key says its id). */
   readonly library: { type: LibraryType; id: number };
   /** Every collection (capped at ZOTEUS_MAX_COLLECTIONS). */
-  collections(options?: { includeTrashed?: boolean }): Promise<CollectionListing>;
+  /**
+   * `keys`: only these collections, when the caller needs just a few (their names, say); a
+   * backend may then leave the others out (zotero.sqlite and, up to 50 keys, the Web API do).
+   */
+  collections(options?: { includeTrashed?: boolean; keys?: readonly string[] }): Promise<CollectionListing>;
   /** `notice`: something the caller should tell (the search index is being built, say). */
   items(query: ItemQuery): Promise<{ items: WebApiItem[]; totalResults: number; notice?: string }>;
   /** One item by key (trashed ones too, with `data.deleted: 1`), or undefined. */

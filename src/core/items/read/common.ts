@@ -64,9 +64,14 @@ export function assertKeysWellFormed(
   if (bad.length > 0) throw itemNotFound(deps, bad, undefined, field);
 }
 
-/** Collection key → name, every collection of the library (trashed ones too, so names resolve). */
-export async function collectionNames(reader: LibraryReader): Promise<Map<string, string>> {
-  const listing = await reader.collections({ includeTrashed: true });
+/** Collection key → name: of `keys`, or of every collection (trashed ones too, so names resolve). */
+export async function collectionNames(
+  reader: LibraryReader,
+  keys?: readonly string[],
+): Promise<Map<string, string>> {
+  // Only the collections asked about when that is few (an item's own): not every count of a
+  // library of thousands of collections.
+  const listing = await reader.collections({ includeTrashed: true, ...(keys ? { keys } : {}) });
   return new Map(listing.collections.map((c) => [c.key, c.data.name]));
 }
 

@@ -85,7 +85,7 @@ export async function getItem(deps: Deps, input: GetItemInput): Promise<GetItemO
   const hasChildren = item.data.itemType !== 'note' && item.data.itemType !== 'annotation';
   const [children, names] = await Promise.all([
     hasChildren ? reader.children(item.key) : Promise.resolve([]),
-    keys.length > 0 ? collectionNames(reader) : Promise.resolve(new Map<string, string>()),
+    keys.length > 0 ? collectionNames(reader, keys) : Promise.resolve(new Map<string, string>()),
   ]);
   const entries = children.map(childEntry);
   return {

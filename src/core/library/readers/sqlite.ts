@@ -13,10 +13,7 @@ import type { CollectionListing, ItemQuery, LibraryReader } from '../port.js';
 import { checkObjectKey } from './web.js';
 import { fingerprint } from '../../local/sqlite/snapshot.js';
 import type { IndexFeed } from '../../search-index/feed.js';
-import { freshIndex, startBackgroundBuild } from '../../search-index/fresh.js';
-import { indexTags, queryIndex } from '../../search-index/query.js';
 import type { IndexDb } from '../../search-index/store.js';
-import { ftsWords } from '../../search-index/terms.js';
 
 /** The sort fields the database reader knows (the Web API's item sorts). */
 export const SQLITE_SORTS: readonly SortField[] = ITEM_SORT_FIELDS;
@@ -135,6 +132,8 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
   ): Promise<{ value?: T; notice?: string }> {
     const settings = o.index;
     if (!settings) return {};
+    // Loaded here: reads that never search (an item, the collections) skip these modules.
+    const { freshIndex, startBackgroundBuild } = await import('../../search-index/fresh.js');
     const found = await freshIndex(settings.dataDir, label, feed);
     if (found.db) {
       try {
@@ -184,6 +183,10 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
         });
       }
     }
+    const [{ queryIndex }, { ftsWords }] = await Promise.all([
+      import('../../search-index/query.js'),
+      import('../../search-index/terms.js'),
+    ]);
     let fulltextKeys: ((word: string) => string[]) | undefined;
     if (options.qmode === 'everything' && options.q) {
       const byWord = new Map<string, string[]>();
@@ -252,7 +255,10 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
     library: o.library,
 
     async collections(options = {}): Promise<CollectionListing> {
-      const all = await sqlite.collections(libraryID, { includeTrashed: options.includeTrashed === true });
+      const all = await sqlite.collections(libraryID, {
+        includeTrashed: options.includeTrashed === true,
+        ...(options.keys ? { keys: [...options.keys] } : {}),
+      });
       const max = o.maxCollections;
       const capped = all.length > max;
       return {
@@ -277,6 +283,7 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
 
     async tags(options = {}) {
       const includeTrashed = options.includeTrashed === true;
+      const { indexTags } = await import('../../search-index/query.js');
       const indexed = await withIndex((db) => indexTags(db, { includeTrashed }));
       return indexed.value ?? sqlite.tags(libraryID, { includeTrashed });
     },

@@ -263,9 +263,13 @@ export function createApiReader(o: ApiReaderOptions): LibraryReader {
     collections: (options = {}) =>
       guard(async () => {
         const path = `/${prefix}/collections`;
+        const few = options.keys && options.keys.length > 0 && options.keys.length <= BATCH_SIZE;
         const listing = await readAll(
           path,
-          options.includeTrashed ? { includeTrashed: 1 } : {},
+          {
+            ...(options.includeTrashed ? { includeTrashed: 1 } : {}),
+            ...(few ? { collectionKey: options.keys!.join(',') } : {}),
+          },
           o.maxCollections,
         );
         return {

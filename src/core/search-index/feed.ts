@@ -14,6 +14,8 @@ export interface FeedChanges {
   deleted: readonly string[];
   /** Whether `signatures` lists every item of the library. */
   complete: boolean;
+  /** Every key the library holds now, when the feed lists changes only: the others are gone. */
+  present?: ReadonlySet<string> | undefined;
   /** The library version the listing reflects, when the source tells it. */
   libraryVersion: number | undefined;
   /** The source's own numeric ids (zotero.sqlite `itemID`), the tie-break of its sort orders. */

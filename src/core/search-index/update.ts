@@ -170,6 +170,13 @@ async function updateItems(
     for (const key of stored.keys()) if (!changes.signatures.has(key)) gone.add(key);
   } else {
     for (const key of changes.deleted) if (stored.has(key)) gone.add(key);
+    // The feed listed what exists: every indexed key it does not hold is gone.
+    const present = changes.present;
+    if (present) {
+      for (const key of db.prepare('SELECT key FROM items').pluck().iterate() as Iterable<string>) {
+        if (!present.has(key)) gone.add(key);
+      }
+    }
   }
   const wanted: string[] = [];
   for (const [key, sig] of changes.signatures) {

@@ -225,6 +225,20 @@ describe('kept correct behind its back', () => {
     const none = await withIndex((db) => updateIndex(db, plain.feed!));
     expect(none).toMatchObject({ upToDate: true, added: 0, changed: 0, deleted: 0 });
   });
+
+  it('a permanent deletion is found from the list of keys, without comparing every signature', async () => {
+    const { plain } = readers();
+    const total = (await plain.items({ includeTrashed: true })).totalResults;
+    await edit((db) => {
+      db.prepare('DELETE FROM items WHERE key = ?').run(U.items.linkedFile);
+    });
+    const report = await withIndex((db) => updateIndex(db, plain.feed!));
+    expect(report).toMatchObject({ mode: 'update', added: 0, changed: 0, deleted: 1 });
+    // Only the modified and the trashed items were compared, not the library.
+    expect(report.unchanged).toBeLessThan(total - 1);
+    const { indexed } = readers();
+    expect((await indexed.items({ keys: [U.items.linkedFile], includeTrashed: true })).totalResults).toBe(0);
+  });
 });
 
 describe('resuming an interrupted build', () => {

@@ -85,27 +85,28 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
     fingerprint: async () => fingerprint(sqlite.source),
     /**
      * Every item's signature the first time; after that only the items modified (locally or by
-     * a sync) since the newest modification seen, unless the library's item set or trash
-     * changed otherwise (a permanent deletion, say): then every signature again.
+     * a sync) since the newest modification seen (with the trashed ones and the list of keys
+     * when the item set or the trash changed otherwise: a permanent deletion, say).
      */
     async changes(_since, cursor) {
       const stats = await sqlite.itemStats(libraryID);
       const libraryVersion = await sqlite.libraryVersion(libraryID);
       const last = parseCursor(cursor);
-      const partial =
+      // The item set changed (a permanent deletion, an item synced in) or the trash did: the
+      // modified items, every trashed one, and the keys that exist, to find what is gone.
+      const setChanged =
         last !== undefined &&
-        last.count === stats.count &&
-        last.idSum === stats.idSum &&
-        last.trashed === stats.trashed;
+        (last.count !== stats.count || last.idSum !== stats.idSum || last.trashed !== stats.trashed);
       const { signatures, ids } = await sqlite.signatures(
         libraryID,
-        partial
+        last
           ? {
               changedSince: {
                 clientDateModified: last.maxClientDateModified,
                 dateModified: last.maxDateModified,
                 version: last.maxVersion,
               },
+              ...(setChanged ? { trashed: true } : {}),
             }
           : {},
       );
@@ -113,7 +114,8 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
         signatures,
         ids,
         deleted: [],
-        complete: !partial,
+        complete: last === undefined,
+        ...(setChanged ? { present: new Set(await sqlite.itemKeys(libraryID)) } : {}),
         libraryVersion,
         requests: 0,
         cursor: JSON.stringify(stats),

@@ -103,7 +103,11 @@ export interface ZoteroSqliteReader {
    */
   signatures(
     libraryID: number,
-    options?: { changedSince?: { clientDateModified: string; dateModified: string; version: number } },
+    options?: {
+      changedSince?: { clientDateModified: string; dateModified: string; version: number };
+      /** With changedSince: the items in the trash too, modified or not. */
+      trashed?: boolean;
+    },
   ): Promise<{ signatures: Map<string, string>; ids: Map<string, number> }>;
   /**
    * Aggregates that change whenever the library's items do (a count and sum of item ids, the
@@ -120,6 +124,8 @@ export interface ZoteroSqliteReader {
   }>;
   /** How many items (children and trashed ones included) the library holds. */
   itemCount(libraryID: number): Promise<number>;
+  /** Every item key of the library (children and trashed ones included). */
+  itemKeys(libraryID: number): Promise<string[]>;
   /** Items by key in the Web API shape (trashed ones too), in the order given; unknown keys left out. */
   itemsByKeys(libraryID: number, keys: readonly string[]): Promise<WebApiItem[]>;
   /** Keys of the library's items whose words in Zotero's full-text index contain `word` (folded). */
@@ -751,7 +757,10 @@ class Reader implements ZoteroSqliteReader {
 
   async signatures(
     libraryID: number,
-    options: { changedSince?: { clientDateModified: string; dateModified: string; version: number } } = {},
+    options: {
+      changedSince?: { clientDateModified: string; dateModified: string; version: number };
+      trashed?: boolean;
+    } = {},
   ): Promise<{ signatures: Map<string, string>; ids: Map<string, number> }> {
     const since = options.changedSince;
     return this.read(libraryID, (ctx) => {
@@ -773,7 +782,7 @@ class Reader implements ZoteroSqliteReader {
            FROM items i
            ${fulltext}
            WHERE i.libraryID = @lib
-             ${since ? 'AND (i.clientDateModified >= @client OR i.dateModified >= @modified OR i.version > @version)' : ''}`,
+             ${since ? `AND (i.clientDateModified >= @client OR i.dateModified >= @modified OR i.version > @version ${options.trashed ? 'OR i.itemID IN (SELECT itemID FROM deletedItems)' : ''})` : ''}`,
         )
         .raw()
         .iterate({
@@ -796,6 +805,13 @@ class Reader implements ZoteroSqliteReader {
     return this.read(
       libraryID,
       (ctx) => ctx.stmt('SELECT count(*) FROM items WHERE libraryID = ?').pluck().get(libraryID) as number,
+    );
+  }
+
+  async itemKeys(libraryID: number): Promise<string[]> {
+    return this.read(
+      libraryID,
+      (ctx) => ctx.stmt('SELECT key FROM items WHERE libraryID = ?').pluck().all(libraryID) as string[],
     );
   }
 

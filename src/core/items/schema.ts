@@ -17,8 +17,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
+import { packageRoot } from '../package-root.js';
 import type { Deps } from '../tool.js';
 import type { CallContext, ZoteroClient } from '../zotero/index.js';
 
@@ -27,10 +27,8 @@ export const SCHEMA_TTL_MS = 24 * 60 * 60_000;
 /** After a failed fetch (offline, or a server without `/schema`), wait this long before trying again. */
 export const SCHEMA_RETRY_MS = 60 * 60_000;
 
-/** The bundled copy: `data/zotero-schema.json`, three levels above this module in src/ and dist/. */
-export const BUNDLED_SCHEMA_PATH = fileURLToPath(
-  new URL('../../../data/zotero-schema.json', import.meta.url),
-);
+/** The bundled copy: `data/zotero-schema.json` in the package folder. */
+export const BUNDLED_SCHEMA_PATH = join(packageRoot(), 'data', 'zotero-schema.json');
 
 /** `schema.json` as published (only the parts Zoteus reads). */
 export interface SchemaJson {

@@ -9,7 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 import type { IndexFeed } from './feed.js';
 import {
   acquireBuildLock,
@@ -76,7 +77,7 @@ export function startBackgroundBuild(
 ): boolean {
   const path = indexFile(dataDir, library);
   if (buildInProgress(path)) return false;
-  const zot = fileURLToPath(new URL('../../../bin/zot', import.meta.url));
+  const zot = join(packageRoot(), 'bin', 'zot');
   if (!existsSync(zot)) return false;
   const argv = [zot, 'index', 'build', '--json', '--no-interaction'];
   if (args.library_type !== undefined) argv.push('--library-type', args.library_type);

@@ -2,6 +2,7 @@
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
+import type { SetChangeResult } from '../writes/index.js';
 
 /** Zotero object keys: 8 characters, no 0, 1 or O (the same rule as tools/shared/params.ts). */
 export const ZOTERO_KEY_RE = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
@@ -79,4 +80,15 @@ export function deleteDisabled(deps: Pick<Deps, 'surface'>): ZoteusError {
 export function checkDelete(deps: Pick<Deps, 'config' | 'surface'>, input: DeleteInput): void {
   if (!deps.config.allowDelete) throw deleteDisabled(deps);
   assertBulkConfirmed(deps, unique(input.item_keys).length, input.confirm, 'Deleting items permanently');
+}
+
+/** The output of a batched change to items (tags, trash): what changed, what already was, what failed. */
+export function changeOutcome<A extends string>(action: A, result: SetChangeResult) {
+  return {
+    action,
+    updated: result.succeeded,
+    unchanged: result.unchanged,
+    failed: result.failed,
+    ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
+  };
 }

@@ -17,7 +17,7 @@ import { openWebLibrary, type WebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { addTags, applySetChangeReported, removeTags, type ObjectData, type Tag } from '../writes/index.js';
 import { BATCH_SIZE, chunk, type CallContext } from '../zotero/index.js';
-import { assertBulkConfirmed, unique } from './common.js';
+import { assertBulkConfirmed, changeOutcome, unique } from './common.js';
 import {
   checkTagsInput,
   cleanTag,
@@ -119,13 +119,7 @@ async function setChange(
     { library: lib.prefix, kind: 'items', keys, apply, call },
     { progress: deps.progress, phase, report: total > BATCH_SIZE },
   );
-  return {
-    action,
-    updated: result.succeeded,
-    unchanged: result.unchanged,
-    failed: result.failed,
-    ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
-  };
+  return changeOutcome(action, result);
 }
 
 async function deleteTags(

@@ -10,7 +10,7 @@ import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { applySetChangeReported, type ObjectData } from '../writes/index.js';
 import { BATCH_SIZE, type FailedEntry, type ZoteroObject } from '../zotero/index.js';
-import { checkDelete, unique, type DeleteInput } from './common.js';
+import { changeOutcome, checkDelete, unique, type DeleteInput } from './common.js';
 
 export interface TrashInput extends LibraryArgs {
   item_keys: readonly string[];
@@ -53,13 +53,7 @@ export async function trashItems(deps: Deps, input: TrashInput): Promise<TrashOu
     },
     { progress: deps.progress, phase, report: total > BATCH_SIZE },
   );
-  return {
-    action,
-    updated: result.succeeded,
-    unchanged: result.unchanged,
-    failed: result.failed,
-    ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
-  };
+  return changeOutcome(action, result);
 }
 
 export interface DeleteOutput {

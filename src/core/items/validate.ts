@@ -16,7 +16,7 @@ export interface ItemProblem {
 }
 
 /** Properties of every item that are not schema fields. */
-const COMMON_PROPS = new Set([
+export const COMMON_PROPS = new Set([
   'key',
   'version',
   'itemType',
@@ -31,7 +31,7 @@ const COMMON_PROPS = new Set([
   'inPublications',
 ]);
 
-const ATTACHMENT_PROPS = new Set([
+export const ATTACHMENT_PROPS = new Set([
   'linkMode',
   'contentType',
   'charset',
@@ -42,7 +42,7 @@ const ATTACHMENT_PROPS = new Set([
   'note',
 ]);
 const LINK_MODES = ['imported_file', 'imported_url', 'linked_file', 'linked_url', 'embedded_image'];
-const ANNOTATION_PROPS = new Set([
+export const ANNOTATION_PROPS = new Set([
   'annotationType',
   'annotationAuthorName',
   'annotationText',

@@ -8,6 +8,7 @@
  * are folded the same way, and `date_sql` orders like Zotero's stored dates.
  */
 import { htmlToText } from '../items/html.js';
+import { ANNOTATION_PROPS, ATTACHMENT_PROPS, COMMON_PROPS } from '../items/validate.js';
 import { buildSchema, readBundledSchema, type ItemSchema } from '../items/schema.js';
 import type { WebApiCreator, WebApiItem, WebApiTag } from '../local/sqlite/types.js';
 import { fold } from '../local/sqlite/text.js';
@@ -33,39 +34,20 @@ export interface IndexRecord {
   text: Record<Exclude<TextColumn, 'fulltext'>, string>;
 }
 
-/** Keys of `data` that are not searchable field values. */
-const NOT_FIELDS = new Set([
-  'key',
-  'version',
-  'itemType',
-  'parentItem',
+/**
+ * Keys of `data` that are not searchable field values: the properties every item, attachment
+ * or annotation has beside its schema fields (as item validation knows them), and what has a
+ * column of its own. An attachment's file name stays: it is searched with the fields.
+ */
+const NOT_FIELDS = new Set<string>([
+  ...COMMON_PROPS,
+  ...ATTACHMENT_PROPS,
+  ...ANNOTATION_PROPS,
   'title',
   'abstractNote',
   'note',
-  'creators',
-  'tags',
-  'collections',
-  'relations',
-  'dateAdded',
-  'dateModified',
-  'deleted',
-  'inPublications',
-  'linkMode',
-  'contentType',
-  'charset',
-  'md5',
-  'mtime',
-  'path',
-  'annotationType',
-  'annotationText',
-  'annotationComment',
-  'annotationColor',
-  'annotationPageLabel',
-  'annotationSortIndex',
-  'annotationPosition',
-  'annotationAuthorName',
-  'annotationIsExternal',
 ]);
+NOT_FIELDS.delete('filename');
 
 let schema: ItemSchema | undefined;
 let titleFieldsByType: Map<string, string> | undefined;

@@ -11,7 +11,13 @@ import type { Deps } from '../tool.js';
 import { createEmbedder } from './embeddings.js';
 import { startBackgroundBuild } from './fresh.js';
 import { rankIndex, type RankedHit, type VectorState } from './rank.js';
-import { indexedLibrary, indexStatus, runIndexUpdate, type IndexedLibrary } from './service.js';
+import {
+  indexedLibrary,
+  indexStatus,
+  runIndexUpdate,
+  topLevelItems,
+  type IndexedLibrary,
+} from './service.js';
 import { openIndexDb } from './store.js';
 
 export interface SemanticInput extends LibraryArgs {
@@ -97,12 +103,12 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
         itemType: input.itemType,
         collectionKey: input.collectionKey,
       });
-      const status = await indexStatus(lib);
+      const topLevel = topLevelItems(db);
       answers.push({
         library: lib.library,
         backend: lib.backend,
         index: state,
-        items: status.topLevel,
+        items: topLevel,
         vectors:
           !ranked.vectors.used && vectorsError !== undefined
             ? { ...ranked.vectors, reason: `Embedding the library failed: ${vectorsError}` }

@@ -130,6 +130,14 @@ export async function runIndexUpdate(
   }
 }
 
+/** Top-level items not in the trash: what a library "has" for an agent. */
+export function topLevelItems(db: IndexDb): number {
+  return db
+    .prepare('SELECT count(*) FROM items WHERE parent IS NULL AND deleted = 0')
+    .pluck()
+    .get() as number;
+}
+
 /** What is in the index now, without changing it. */
 export async function indexStatus(lib: IndexedLibrary): Promise<IndexStatus> {
   const building = buildInProgress(lib.path);
@@ -166,7 +174,7 @@ export async function indexStatus(lib: IndexedLibrary): Promise<IndexStatus> {
       state: complete ? 'complete' : 'partial',
       building,
       items: count('SELECT count(*) FROM items'),
-      topLevel: count('SELECT count(*) FROM items WHERE parent IS NULL AND deleted = 0'),
+      topLevel: topLevelItems(db),
       trashed: count('SELECT count(*) FROM items WHERE deleted = 1'),
       fulltextDocuments: count('SELECT count(*) FROM fulltext_state WHERE source IS NOT NULL'),
       vectors: vectors ? { count: vectors.n, model: vectors.model } : null,

@@ -4,7 +4,7 @@
  * The text is built from the tools this server exposes: it names only tools that exist, and
  * without the full-text tools it falls back to abstracts and says how to mark coverage.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { definePrompt, hasTool, type PromptContext } from '../core/prompt.js';
 import { ZOTERO_KEY_PATTERN } from '../tools/shared/params.js';
 

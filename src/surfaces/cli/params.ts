@@ -2,7 +2,7 @@
  * CLI parameters derived from a tool's zod input schema (through its JSON Schema), so
  * `--help`, `zot schema` and the parser read the same description of every flag.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AnyTool, CliCommand } from '../../core/tool.js';
 
 export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'enum' | 'json';

@@ -3,7 +3,7 @@
  * and output, and annotations derived from its tier (agent-interface.md, "MCP surface").
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Config } from '../../core/config.js';
 import type { AnyTool } from '../../core/tool.js';
 

@@ -2,7 +2,7 @@
  * `zotero_list_collections` / `zot collection list` (seeds/001): read-only listing of a
  * library's collections, the whole library read before `q`, `top` and paging apply.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
 import { collectionRow, listParams, pageFields, summarizePage } from './shared.js';

@@ -4,7 +4,7 @@
  * `zot collection list`, the read-only sibling). Per-action requirements are checked by the
  * schema, so the CLI, `--dry-run` and MCP refuse the same inputs with the same field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   COLLECTION_ACTIONS,
   NAME_MAX,

@@ -3,7 +3,7 @@
  * them the same), the one-line summaries, and helpers for `next` suggestions. Light on
  * purpose: the declarations load for `zot --help`, the API code only when a handler runs.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_LIMIT } from '../../core/library/collections/constants.js';
 
 export const listParams = {

@@ -3,7 +3,7 @@
  * caller already retrieved as a Markdown or CSV table. It never searches and never reads
  * the library; it may write the table to a file, hence tier `write` with `WRITES FILES`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type Deps } from '../../core/tool.js';
 import {
   COVERAGE_VALUES,

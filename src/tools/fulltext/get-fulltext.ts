@@ -3,7 +3,7 @@
  * attachment named), from Zotero's index or the stored file, as matching passages with page
  * locators, a page range, the PDF's outline, or the document's start.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, provenanceField } from '../items/read/shared.js';
 import { libraryParams, PROVENANCE } from '../shared/params.js';

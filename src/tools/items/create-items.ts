@@ -1,5 +1,5 @@
 /** `zotero_create_items` / `zot create --json FILE|-`: new items from Web API JSON, schema-checked first. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mergeCreate, retryCreateInput } from '../../core/items/retry.js';
 import { localSchema } from '../../core/items/schema.js';
 import { checkedItems } from '../../core/items/validate.js';

@@ -1,5 +1,5 @@
 /** `zotero_create_note` / `zot note add KEY TEXT | --file F`: a child note from plain text or HTML. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { noteHtml } from '../../core/items/html.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';

@@ -1,5 +1,5 @@
 /** `zotero_delete_items` / `zot delete KEY…`: permanent deletion, only with ZOTEUS_ALLOW_DELETE=true. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { deleteDisabled } from '../../core/items/common.js';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';

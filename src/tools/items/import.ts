@@ -1,5 +1,5 @@
 /** `zotero_import` / `zot add --doi D | --arxiv ID | --from-file FILE`: items from identifiers and citation files. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { entriesOf, RECORD_FORMATS } from '../../core/items/records.js';
 import { mergeImport, retryImportInput } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';

@@ -1,5 +1,5 @@
 /** `zotero_list_notes` / `zot note KEY`: the child notes of an item, as text. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 import { plural } from './shared.js';

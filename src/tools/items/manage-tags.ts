@@ -1,5 +1,5 @@
 /** `zotero_manage_tags` / `zot tag add|remove TAG KEY…`, `zot tag rename OLD NEW`, `zot tag delete TAG…`. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { checkTagsInput, TAG_ACTIONS, tagsToDelete } from '../../core/items/tag-input.js';
 import { defineTool } from '../../core/tool.js';

@@ -1,5 +1,5 @@
 /** Output pieces shared by the item tools, described once so they say the same thing. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { zoteroKey } from '../shared/params.js';
 
 /** A per-object failure (agent-interface.md, "Partial success"). */

@@ -1,5 +1,5 @@
 /** `zotero_trash_items` / `zot trash KEY…` and `zot trash restore KEY…`: reversible removal. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';

@@ -1,5 +1,5 @@
 /** `zotero_update_item` / `zot update KEY --field name=value … [--title T] [--date D]`. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { localSchema } from '../../core/items/schema.js';
 import { checkFieldNames, requestedChanges } from '../../core/items/fields.js';
 import { defineTool } from '../../core/tool.js';

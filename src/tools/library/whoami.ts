@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeLibrary, libraryPrefix, resolveLibrary } from '../../core/library/address.js';
 import { defineTool, type Deps } from '../../core/tool.js';
 

@@ -4,7 +4,7 @@
  * versions. It changes no library data: it writes only its own file.
  */
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
 

@@ -3,7 +3,7 @@
  * search index (BM25 keyword ranking, plus embedding vectors when configured, merged with
  * reciprocal-rank fusion), over one library or several.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';

@@ -1,5 +1,5 @@
 /** Input fields shared by many tools, described once so every tool says the same thing. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Zotero object keys: 8 characters, no 0, 1 or O. */
 export const ZOTERO_KEY_PATTERN = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;

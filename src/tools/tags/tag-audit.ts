@@ -2,7 +2,7 @@
  * `zotero_tag_audit` / `zot tag audit --vocabulary FILE|-`: the tags of a library or of some
  * collections checked against a controlled vocabulary, with `zot tag` commands to fix them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, plural, provenanceField } from '../items/read/shared.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';

@@ -1,5 +1,5 @@
 /** `zotero_get_item` / `zot read KEY`: one item with its notes, attachments and collections. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { citationLine, creatorList, itemYear } from '../../../core/items/digest.js';
 import type { WebApiItem } from '../../../core/library/port.js';
 import { defineTool } from '../../../core/tool.js';

@@ -1,5 +1,5 @@
 /** `zotero_list_tags` / `zot tag list`: the tags of a library with how many items carry each. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../../core/tool.js';
 import { libraryParams, PROVENANCE } from '../../shared/params.js';
 import { answeredFields, pageLine, provenanceField } from './shared.js';

@@ -2,7 +2,7 @@
  * `zotero_search_items` / `zot search QUERY`, `zot list`, `zot recent [--days N]`: items of a
  * library, searched, filtered and paged, in the Web API's JSON shape on every backend.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { resultLine } from '../../../core/items/digest.js';
 import type { WebApiItem } from '../../../core/library/port.js';
 import { defineTool } from '../../../core/tool.js';

@@ -3,7 +3,7 @@
  * answered, a digest, and the one-line summaries. Light on purpose: the declarations load for
  * `zot --help`, the library code only when a handler runs.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WebApiItem } from '../../../core/library/port.js';
 
 const creator = z.looseObject({

@@ -1,5 +1,5 @@
 /** `zotero_stats` / `zot stats`: counts of a library and which backend answered. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../../core/tool.js';
 import { libraryParams } from '../../shared/params.js';
 import { answeredFields } from './shared.js';

@@ -3,7 +3,7 @@
  * [--limit N]`: compact digests of items for an agent; the whole-library form streams with
  * progress events.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { digestText } from '../../../core/items/digest.js';
 import { defineTool } from '../../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';

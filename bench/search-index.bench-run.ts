@@ -46,7 +46,7 @@ import type { LibraryReader } from '../src/core/library/port.js';
 import { createRng } from '../src/core/local/fixture/random.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../src/core/local/index.js';
 import { buildLargeLibrary } from '../src/core/local/sample/index.js';
-import { loadDatabaseClass } from '../src/core/local/sqlite/snapshot.js';
+import { loadDatabaseClass } from '../src/core/sqlite-driver.js';
 import type { IndexFeed } from '../src/core/search-index/feed.js';
 import { freshIndex } from '../src/core/search-index/fresh.js';
 import { queryIndex } from '../src/core/search-index/query.js';
@@ -117,7 +117,7 @@ afterAll(() => {
 // ---------------------------------------------------------------------------------------------
 // Zotero's own way of changing its database (what a sync or the desktop app leaves behind)
 
-type Db = InstanceType<Awaited<ReturnType<typeof loadDatabaseClass>>>;
+type Db = InstanceType<ReturnType<typeof loadDatabaseClass>>;
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, Zotero's timestamp format. */
 const sqlNow = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
@@ -258,7 +258,7 @@ function zoteroChanges(db: Db, picked: Picked, libraryID: number): { erasedRows:
 
 /** Opens a write connection to the private copy, runs `fn`, closes it (as Zotero would quit). */
 async function writeDatabase<T>(fn: (db: Db) => T): Promise<T> {
-  const Database = await loadDatabaseClass();
+  const Database = loadDatabaseClass();
   const db = new Database(dbPath);
   try {
     return fn(db);

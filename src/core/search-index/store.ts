@@ -13,7 +13,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { loadDatabaseClass } from '../local/sqlite/snapshot.js';
+import { loadDatabaseClass } from '../sqlite-driver.js';
 import { TEXT_COLUMNS } from './columns.js';
 
 /** Bumped whenever the tables or what goes into them change: older files are rebuilt. */
@@ -81,7 +81,7 @@ export function indexFile(dataDir: string, library: string): string {
 export async function openIndexDb(path: string, options: { create: boolean }): Promise<IndexDb | undefined> {
   if (!options.create && !existsSync(path)) return undefined;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const Database = await loadDatabaseClass();
+  const Database = loadDatabaseClass();
   const db = new Database(path, { timeout: 5000 });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -10,8 +10,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { ZoteusError } from '../errors.js';
+import { loadDatabaseClass } from '../sqlite-driver.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -80,7 +80,7 @@ export async function openIdempotencyStore(
   path: string,
   options: OpenOptions = {},
 ): Promise<IdempotencyStore> {
-  const { default: Database } = (await import('better-sqlite3')) as { default: typeof BetterSqlite3 };
+  const Database = loadDatabaseClass();
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { timeout: 10_000 });
   db.pragma('journal_mode = WAL');

@@ -5,10 +5,10 @@
  * `core/local/local-api.ts`), the libraries it holds and the account it is signed in to.
  * Closed with the deps (`services.close()` closes the database).
  */
-import type BetterSqlite3 from 'better-sqlite3';
 import { discoverZoteroDataDir, openZoteroSqlite, type ZoteroSqliteReader } from '../../local/index.js';
 import { localApi, type LocalApi, type LocalApiStatus } from '../../local/local-api.js';
 import { toZoteusError } from '../../errors.js';
+import { loadDatabaseClass } from '../../sqlite-driver.js';
 import type { Deps } from '../../tool.js';
 
 export const DESKTOP_SERVICE = 'zotero-desktop';
@@ -101,7 +101,7 @@ async function readAccount(reader: ZoteroSqliteReader): Promise<number | undefin
   const status = await reader.status();
   const file = status.mode === 'snapshot' ? status.snapshotPath : status.source;
   if (!file) return undefined;
-  const Database = (await import('better-sqlite3')).default as typeof BetterSqlite3;
+  const Database = loadDatabaseClass();
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 100 });
   try {
     const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get();

@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ZoteusError } from '../../errors.js';
+import { loadDatabaseClass } from '../../sqlite-driver.js';
 import { collectionJson, collectionRows, hydrateItems, typeInfoCache, type DbContext } from './hydrate.js';
 import { LibraryIndex, type IndexRow } from './library-index.js';
 import { loadSchemaMap, type ZoteroSchemaMap } from './schema-map.js';
@@ -21,7 +22,6 @@ import {
   fingerprint,
   isBusy,
   isLockedOrUnopenable,
-  loadDatabaseClass,
   missingDatabase,
   removeSnapshot,
   takeSnapshot,
@@ -185,7 +185,7 @@ export async function openZoteroSqlite(
   path: string,
   options: OpenZoteroSqliteOptions = {},
 ): Promise<ZoteroSqliteReader> {
-  const reader = new Reader(path, options, await loadDatabaseClass());
+  const reader = new Reader(path, options, loadDatabaseClass());
   await reader.connection();
   return reader;
 }

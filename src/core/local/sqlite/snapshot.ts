@@ -15,7 +15,6 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { ZoteusError } from '../../errors.js';
 
 export type OpenMode = 'direct' | 'snapshot';
@@ -116,9 +115,4 @@ export function missingDatabase(path: string): ZoteusError {
   return new ZoteusError('not_found', `No Zotero database at ${path}.`, {
     hint: 'Set ZOTERO_DATA_DIR to the Zotero data directory (Zotero → Settings → Advanced → Files and Folders shows it), or ZOTEUS_LOCAL=off to use the Web API only.',
   });
-}
-
-export async function loadDatabaseClass(): Promise<typeof BetterSqlite3> {
-  const mod = (await import('better-sqlite3')) as { default: typeof BetterSqlite3 };
-  return mod.default;
 }

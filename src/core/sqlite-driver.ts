@@ -1,0 +1,42 @@
+/**
+ * better-sqlite3, loaded the way that costs least at process start (every `zot` read of
+ * zotero.sqlite pays it once):
+ *
+ * - imported as a module of this package: `npm run build` bundles its JavaScript into the
+ *   CLI's chunks (scripts/bundle-cli.mjs), so no CommonJS loader or export scan runs for it;
+ * - its compiled addon named directly (`nativeBinding`): otherwise the `bindings` package
+ *   tries a dozen build folders and reads a stack trace to find the package, about 2 ms.
+ *
+ * The addon is loaded with `require`, so a process that also opens better-sqlite3 the usual
+ * way (tests) shares the one copy. Every module that opens a database takes its class from
+ * here; they all load only when a command reads a database.
+ */
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+let loaded: typeof Database | undefined;
+
+export function loadDatabaseClass(): typeof Database {
+  if (loaded) return loaded;
+  const addon = loadAddon();
+  // A subclass, so `instanceof` and the statics (SqliteError) stay those of the package.
+  class WithAddon extends Database {
+    constructor(filename?: string | Buffer, options?: Database.Options) {
+      // better-sqlite3 takes the loaded addon as well as its path (its types say path only).
+      super(filename, { nativeBinding: addon as unknown as string, ...options });
+    }
+  }
+  return (loaded = WithAddon as typeof Database);
+}
+
+function loadAddon(): object {
+  const requireHere = createRequire(import.meta.url);
+  const packageDir = join(dirname(requireHere.resolve('better-sqlite3')), '..');
+  const built = join(packageDir, 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(built)) return requireHere(built) as object;
+  // Built elsewhere (a debug build): found as better-sqlite3 itself would, from its folder.
+  const bindings = createRequire(join(packageDir, 'package.json'))('bindings') as (o: object) => object;
+  return bindings({ bindings: 'better_sqlite3.node', module_root: packageDir });
+}

@@ -44,6 +44,8 @@ export interface DbContext {
 }
 
 const IDS = 'SELECT value FROM json_each(?)';
+/** Up to this many collections, their trashed members are found from their memberships. */
+const FEW_COLLECTIONS = 20;
 
 /** Whether a field holds a multipart date (`date`, `filingDate`, and the fields mapped to `date`). */
 export function isDateField(schema: ZoteroSchemaMap, itemType: string, field: string): boolean {
@@ -407,20 +409,37 @@ export interface CollectionRow {
   deleted: number;
 }
 
-/** Every collection of a library, with its effective trash state (a trashed ancestor trashes it). */
-export function collectionRows(ctx: DbContext, libraryID: number): CollectionRow[] {
+/**
+ * The collections of a library, with their effective trash state (a trashed ancestor trashes
+ * it): every one, or with `keys` only the collections those keys name plus what their state
+ * and counts need (their ancestors and their subcollections), so reading an item's own
+ * collections does not read all 2,000 of a large library.
+ */
+export function collectionRows(ctx: DbContext, libraryID: number, keys?: readonly string[]): CollectionRow[] {
   const deleted = ctx.tables.has('deletedCollections') ? '(dc.collectionID IS NOT NULL)' : '0';
   const join = ctx.tables.has('deletedCollections')
     ? 'LEFT JOIN deletedCollections dc ON dc.collectionID = c.collectionID'
     : '';
-  const rows = ctx
-    .stmt(
-      `SELECT c.collectionID, c.key, c.collectionName AS name, c.version, c.parentCollectionID AS parentID,
+  const columns = `SELECT c.collectionID, c.key, c.collectionName AS name, c.version, c.parentCollectionID AS parentID,
        p.key AS parentKey, ${deleted} AS deleted
-     FROM collections c LEFT JOIN collections p ON p.collectionID = c.parentCollectionID ${join}
-     WHERE c.libraryID = ?`,
-    )
-    .all(libraryID) as CollectionRow[];
+     FROM collections c LEFT JOIN collections p ON p.collectionID = c.parentCollectionID ${join}`;
+  const rows = (
+    keys === undefined
+      ? ctx.stmt(`${columns} WHERE c.libraryID = ?`).all(libraryID)
+      : ctx
+          .stmt(
+            `WITH RECURSIVE named(id) AS (
+               SELECT collectionID FROM collections WHERE libraryID = ? AND key IN (SELECT value FROM json_each(?))),
+             up(id) AS (
+               SELECT id FROM named
+               UNION SELECT c.parentCollectionID FROM collections c JOIN up ON c.collectionID = up.id
+               WHERE c.parentCollectionID IS NOT NULL)
+             ${columns}
+             WHERE c.collectionID IN (SELECT id FROM up)
+                OR c.parentCollectionID IN (SELECT id FROM named)`,
+          )
+          .all(libraryID, JSON.stringify(keys))
+  ) as CollectionRow[];
   const byId = new Map(rows.map((r) => [r.collectionID, r]));
   const trashed = (r: CollectionRow, depth = 0): boolean => {
     if (r.deleted) return true;
@@ -456,14 +475,28 @@ export function collectionJson(
         .all(ids) as Array<{ id: number; n: number }>
     ).map((r) => [r.id, r.n]),
   );
-  for (const r of ctx
-    .stmt(
-      `SELECT ci.collectionID AS id, count(*) AS n FROM deletedItems d
-       JOIN collectionItems ci ON ci.itemID = d.itemID
-       WHERE ci.collectionID IN (${IDS}) GROUP BY ci.collectionID`,
-    )
-    .all(ids) as Array<{ id: number; n: number }>) {
-    numItems.set(r.id, (numItems.get(r.id) ?? 0) - r.n);
+  // For a few collections, their members are tested against the trash; for many, the trash
+  // (usually small) is walked to its memberships instead: 1 ms against 22 ms for 2,000
+  // collections of 76,000 memberships.
+  const trashedMembers = (
+    rows.length <= FEW_COLLECTIONS
+      ? ctx
+          .stmt(
+            `SELECT ci.collectionID AS id, count(*) AS n FROM deletedItems d
+             JOIN collectionItems ci ON ci.itemID = d.itemID
+             WHERE ci.collectionID IN (${IDS}) GROUP BY ci.collectionID`,
+          )
+          .all(ids)
+      : ctx
+          .stmt(
+            `SELECT ci.collectionID AS id, count(*) AS n FROM deletedItems d
+             CROSS JOIN collectionItems ci ON ci.itemID = d.itemID GROUP BY ci.collectionID`,
+          )
+          .all()
+  ) as Array<{ id: number; n: number }>;
+  for (const r of trashedMembers) {
+    const n = numItems.get(r.id);
+    if (n !== undefined) numItems.set(r.id, n - r.n);
   }
   const relations = ctx.tables.has('collectionRelations')
     ? (ctx

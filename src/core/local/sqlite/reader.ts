@@ -557,7 +557,12 @@ class Reader implements ZoteroSqliteReader {
   async collections(libraryID: number, options: CollectionListOptions = {}): Promise<WebApiCollection[]> {
     return this.run((conn) => {
       this.library(conn, libraryID);
-      const all = collectionRows(conn.ctx, libraryID);
+      // Named keys read only what they need, unless a parent must be found among them all.
+      const all = collectionRows(
+        conn.ctx,
+        libraryID,
+        options.parentKey === undefined ? options.keys : undefined,
+      );
       let rows = options.includeTrashed ? all : all.filter((r) => !r.deleted);
       if (options.keys) {
         const keys = new Set(options.keys);

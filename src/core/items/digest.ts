@@ -4,6 +4,7 @@
  * every backend gives the same digest.
  */
 import type { WebApiCreator, WebApiItem } from '../local/sqlite/types.js';
+import { byCodeUnit } from '../text-order.js';
 import { htmlToText, noteTitle } from './html.js';
 
 /** Characters of an abstract a digest keeps (cut at a word boundary, then `…`). */
@@ -266,7 +267,7 @@ export function digestOf(
   const hasText = (i: WebApiItem) => (fulltextKeys ? fulltextKeys.has(i.key) : attachmentHasText(i));
   const notes = children
     .filter((c) => c.data.itemType === 'note')
-    .sort((a, b) => str(a.data.dateAdded).localeCompare(str(b.data.dateAdded)) || a.key.localeCompare(b.key))
+    .sort((a, b) => byCodeUnit(str(a.data.dateAdded), str(b.data.dateAdded)) || byCodeUnit(a.key, b.key))
     .map(noteOf);
   const attachments = children
     .filter((c) => c.data.itemType === 'attachment')

@@ -8,6 +8,7 @@ import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
+import { byCodeUnit } from '../text-order.js';
 import type { ZoteroObject } from '../zotero/index.js';
 import { itemNotFound, unique } from './common.js';
 import { htmlToText, noteHtml, noteTitle } from './html.js';
@@ -69,7 +70,7 @@ export async function listNotes(deps: Deps, input: ListNotesInput): Promise<List
         ...(typeof data.dateModified === 'string' ? { dateModified: data.dateModified } : {}),
       };
     })
-    .sort((a, b) => (a.dateModified ?? '').localeCompare(b.dateModified ?? '') || a.key.localeCompare(b.key));
+    .sort((a, b) => byCodeUnit(a.dateModified ?? '', b.dateModified ?? '') || byCodeUnit(a.key, b.key));
   return { item_key: input.item_key, notes, totalResults: listing.totalResults, complete: listing.complete };
 }
 

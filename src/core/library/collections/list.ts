@@ -10,6 +10,7 @@
  * Writers read the collections of the library they write to on the Web API (`readCollections`).
  */
 import type { Deps } from '../../tool.js';
+import { byCodeUnit, compareNames } from '../../text-order.js';
 import type { CallContext, IncompleteReason, ListResult } from '../../zotero/index.js';
 import type { LibraryArgs } from '../address.js';
 import type { LibraryRoute } from '../router.js';
@@ -76,12 +77,12 @@ export function toRow(object: unknown): CollectionRow | undefined {
   };
 }
 
-/** Case-insensitive (accents still count), the same on every machine. */
-const BY_NAME = new Intl.Collator('en', { sensitivity: 'accent' });
-
-/** By name, case-insensitive, then by key: a total order, so pages never overlap or skip. */
+/**
+ * By name (case-insensitive, accents still counting, the same on every machine), then by key:
+ * a total order, so pages never overlap or skip.
+ */
 export function compareRows(a: CollectionRow, b: CollectionRow): number {
-  return BY_NAME.compare(a.name, b.name) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return compareNames(a.name, b.name) || byCodeUnit(a.key, b.key);
 }
 
 function fold(text: string): string {

@@ -9,7 +9,7 @@
  * outside the folder, and a path that reaches outside it through a symlink (checked on the
  * real path of the deepest part that exists, and again after the parents are created).
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../core/node-crypto.js';
 import { constants, existsSync } from 'node:fs';
 import { copyFile, link, lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -215,7 +215,7 @@ export async function saveFile(raw: string, content: string, options: SaveOption
   if (now?.isDirectory()) throw invalid(field, `${target} is a folder; ${field} must name a file.`);
   if (now !== undefined && !options.overwrite) throw existsError(field, target, options.surface);
 
-  const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dir, `.${basename(target)}.${randomHex(6)}.tmp`);
   try {
     const handle = await open(temp, 'wx', 0o666);
     try {

@@ -14,7 +14,7 @@
  *   the entry's mtime, so "oldest" means least recently used.
  * - Best effort: an unwritable cache directory never fails a read (a debug log line says so).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomHex, sha256 } from '../node-crypto.js';
 import {
   chmod,
   mkdir,
@@ -70,7 +70,7 @@ export function extractCacheDir(cacheDir: string): string {
 
 /** The entry's file name: a hash of the file's version, never of its content. */
 export function entryName(file: FileVersion): string {
-  const digest = createHash('sha256')
+  const digest = sha256()
     .update(`${FORMAT}\u0000${resolve(file.path)}\u0000${file.size}\u0000${file.mtimeMs}`)
     .digest('hex');
   return `${digest}.json`;
@@ -153,7 +153,7 @@ export function openExtractCache(
     },
     async put(file, value) {
       const path = join(dir, entryName(file));
-      const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
       const entry: Entry = {
         format: FORMAT,
         path: resolve(file.path),

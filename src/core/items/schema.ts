@@ -13,7 +13,7 @@
  * Offline callers (`plan()`, input validation before any request) use {@link localSchema}: the
  * bundled copy or the disk copy, never the network.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomHex, sha256 } from '../node-crypto.js';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -163,7 +163,7 @@ interface SchemaCacheFile {
 }
 
 export function schemaCachePath(config: Pick<Config, 'cacheDir' | 'apiUrl'>): string {
-  const digest = createHash('sha256').update(config.apiUrl).digest('hex').slice(0, 32);
+  const digest = sha256().update(config.apiUrl).digest('hex').slice(0, 32);
   return join(config.cacheDir, 'zotero-schema', `${digest}.json`);
 }
 
@@ -184,7 +184,7 @@ async function writeCacheFile(
   log: (line: string) => void,
 ): Promise<void> {
   const path = schemaCachePath(config);
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
     await mkdir(join(config.cacheDir, 'zotero-schema'), { recursive: true, mode: 0o700 });
     await writeFile(tmp, JSON.stringify(file), { mode: 0o600 });

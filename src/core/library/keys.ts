@@ -11,7 +11,7 @@
  * Only a successful check is remembered. A refused key (`auth_invalid`) drops both entries,
  * so the next call asks the server again.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomHex, sha256 } from '../node-crypto.js';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
@@ -78,7 +78,7 @@ export function authMissing(deps: Pick<Deps, 'surface'>): ZoteusError {
 
 /** The disk cache file of one server and key: the key is only ever hashed. */
 export function keyCachePath(config: Pick<Config, 'cacheDir' | 'apiUrl'>, apiKey: string): string {
-  const digest = createHash('sha256').update(config.apiUrl).update('\u0000').update(apiKey).digest('hex');
+  const digest = sha256().update(config.apiUrl).update('\u0000').update(apiKey).digest('hex');
   return join(config.cacheDir, 'keys', `${digest}.json`);
 }
 
@@ -134,7 +134,7 @@ async function readDisk(
 async function writeDisk(deps: Deps, apiKey: string, info: KeyInfo, checkedAt: number): Promise<void> {
   const path = keyCachePath(deps.config, apiKey);
   const dir = join(deps.config.cacheDir, 'keys');
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);

@@ -4,7 +4,7 @@
  * `$cacheDir/recent-writes.json` (kept ten minutes). While the desktop's copy of that library
  * is older, the router keeps reads of it on the Web API.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../node-crypto.js';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ export function recentWrites(deps: Deps): Promise<Map<string, RecentWrite>> {
 
 async function persistWrite(deps: Deps, library: string, write: RecentWrite): Promise<void> {
   const path = recentWritesPath(deps);
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
     let existing: RecentWritesFile['writes'] = [];
     try {

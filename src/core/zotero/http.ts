@@ -4,7 +4,7 @@
  * call's budget, a timeout, bounded resends of safe requests after a reset, typed errors and
  * a redacted log line. Everything above (paging, batches, the write engine) goes through here.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../node-crypto.js';
 import { performance } from 'node:perf_hooks';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
@@ -57,7 +57,7 @@ export interface Http {
 
 /** 32 random hex characters: makes a create safe to resend (a reused token answers 412). */
 export function newWriteToken(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 /** `/users/1/items` + query → `/users/1/items?a=1&b=2`; repeated parameters for arrays. */

@@ -3,7 +3,7 @@
  * input validation, read-only mode, dry-run, confirmation, idempotency replay,
  * credentials, then the work, then the envelope (success, partial or error).
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../core/node-crypto.js';
 import { join } from 'node:path';
 import type { Config } from '../../core/config.js';
 import { createDeps } from '../../core/deps.js';
@@ -126,7 +126,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     }
     const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
     store = await openIdempotencyStore(join(config.cacheDir, 'idempotency.db'));
-    const argsHash = createHash('sha256')
+    const argsHash = sha256()
       .update(canonical({ input, library: [config.apiUrl, config.libraryType, config.libraryId ?? null] }))
       .digest('hex');
     const begun = await store.begin(scope, idemKey, argsHash);

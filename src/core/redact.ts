@@ -13,6 +13,12 @@ const SECRET_PATTERNS: RegExp[] = [
   /([?&](?:key|api_key|apiKey)=)([^&\s"']+)/gi,
 ];
 
+/**
+ * What every pattern above needs to match: one scan tells that most strings hold none, where
+ * running each pattern costs a `zot search` answer of 25 items 7 ms.
+ */
+const MAY_HOLD_SECRET = /zotero-api-key|authorization|bearer|[?&](?:key|api_key|apikey)=/i;
+
 export interface Redactor {
   (text: string): string;
   /** The same redactor, also removing these extra secrets. */
@@ -25,7 +31,8 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
   known.sort((a, b) => b.length - a.length);
   const redact = ((text: string): string => {
     let out = text;
-    for (const secret of known) out = out.split(secret).join(REDACTED);
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (!MAY_HOLD_SECRET.test(out)) return out;
     for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, `$1${REDACTED}`);
     return out;
   }) as Redactor;

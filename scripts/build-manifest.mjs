@@ -2,13 +2,15 @@
 /**
  * Writes dist/cli-manifest.json from the compiled tool declarations: the `zot schema` tree,
  * so `zot schema` can answer without loading zod and every tool module (start-up budget:
- * 3.5x `node -e 0`), and per command path the tool modules it needs, so `zot read KEY`
- * loads one declaration instead of all. It is derived, never edited: `npm run build`
+ * 3.5x `node -e 0`); per command path the tool modules it needs, so `zot read KEY`
+ * loads one declaration instead of all; and each command's parameters, so no process derives
+ * them from the zod schemas again. It is derived, never edited: `npm run build`
  * rewrites it, and a test checks it equals the live tree.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTree, schemaNode } from '../dist/surfaces/cli/tree.js';
+import { paramsTable } from '../dist/surfaces/cli/params.js';
 import { moduleRoutes } from '../dist/surfaces/cli/module-routes.js';
 import { tools } from '../dist/tools/index.js';
 import { CLI_VERSION } from '../dist/core/version.js';
@@ -34,5 +36,6 @@ const manifest = {
   cli_version: CLI_VERSION,
   schema: schemaNode(buildTree(tools)),
   modules: moduleRoutes(tools, await toolModules()),
+  params: paramsTable(tools),
 };
 writeFileSync(`${dist}cli-manifest.json`, `${JSON.stringify(manifest)}\n`);

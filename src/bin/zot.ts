@@ -5,6 +5,7 @@
  * loads every declaration. Heavy modules (MCP SDK, SQLite) load only when used.
  */
 import type { AnyTool } from '../core/tool.js';
+import type { ParamsTable } from '../surfaces/cli/params.js';
 
 const argv = process.argv.slice(2);
 const manifestUrl = new URL('../cli-manifest.json', import.meta.url);
@@ -24,12 +25,15 @@ if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
   // answered from the build-time manifest
 } else {
   const allTools = async () => (await import('../tools/index.js')).tools;
-  const [{ runCli }, ownTools] = await Promise.all([import('../surfaces/cli/main.js'), commandTools()]);
+  // Before any declaration builds its schemas: zod reads some settings when a schema is made.
+  (await import('../surfaces/cli/one-shot.js')).configureOneShotProcess();
+  const [{ runCli }, known] = await Promise.all([import('../surfaces/cli/main.js'), fromManifest()]);
   process.exitCode = await runCli({
     argv,
     env: process.env,
     io: process,
-    ...(ownTools ? { tools: ownTools, allTools } : { tools: await allTools() }),
+    ...(known.params ? { params: known.params } : {}),
+    ...(known.tools ? { tools: known.tools, allTools } : { tools: await allTools() }),
   });
 }
 
@@ -41,21 +45,25 @@ async function schemaFromManifest(): Promise<number | undefined> {
   return code;
 }
 
-/** The declarations this command needs, when the manifest knows; undefined: load them all. */
-async function commandTools(): Promise<AnyTool[] | undefined> {
+/**
+ * What the build-time manifest tells this command: the declarations it needs (none when it
+ * needs them all) and every command's parameters; nothing when there is no usable manifest.
+ */
+async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable }> {
   const [{ readManifest }, { modulesFor }] = await Promise.all([
     import('../surfaces/cli/manifest.js'),
     import('../surfaces/cli/fast-start.js'),
   ]);
-  const routes = readManifest(manifestUrl)?.modules;
-  const modules = routes && modulesFor(routes, argv);
-  if (!modules) return undefined;
+  const manifest = readManifest(manifestUrl);
+  if (!manifest) return {};
+  const modules = modulesFor(manifest.modules, argv);
+  if (!modules) return { params: manifest.params };
   try {
     const loaded = await Promise.all(
       modules.map((m) => import(new URL(`../${m}`, import.meta.url).href) as Promise<{ default: AnyTool }>),
     );
-    return loaded.map((m) => m.default);
+    return { tools: loaded.map((m) => m.default), params: manifest.params };
   } catch {
-    return undefined; // a manifest out of step with dist/: the whole list still answers
+    return {}; // a manifest out of step with dist/: the whole list still answers
   }
 }

@@ -13,6 +13,7 @@ import type { ConfigName } from './builtins/config.js';
 import { meta, newRequestId, successEnvelope, dryRunEnvelope } from './envelope.js';
 import { chooseFormat, useColour, type CliIO } from './io.js';
 import { createWriter, type Writer } from './output.js';
+import type { ParamsTable } from './params.js';
 import { errorExit, runToolCommand } from './run-tool.js';
 import { buildTree, type CommandNode } from './tree.js';
 
@@ -27,6 +28,8 @@ export interface RunCliOptions {
    * the follow-up commands a write suggests are checked against the whole tree.
    */
   allTools?: () => Promise<readonly AnyTool[]>;
+  /** Command parameters the build wrote down (dist/cli-manifest.json), by command path. */
+  params?: Readonly<ParamsTable>;
   clock?: Clock;
 }
 
@@ -40,7 +43,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const redactFromEnv = createRedactor(envSecrets(env));
   let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env));
   try {
-    const root = buildTree(options.tools);
+    const root = buildTree(options.tools, options.params);
     const parsed = parseCommandLine(root, argv);
     if (parsed.controls.version) {
       writer.raw(`${CLI_VERSION}\n`);
@@ -82,7 +85,7 @@ async function dispatch(
   if (target.kind === 'tool') {
     const allTools = options.allTools;
     return runToolCommand({
-      wholeTree: async () => (allTools ? buildTree(await allTools()) : root),
+      wholeTree: async () => (allTools ? buildTree(await allTools(), options.params) : root),
       node,
       tool: target.tool,
       command: target.command,

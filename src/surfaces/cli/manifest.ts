@@ -1,11 +1,13 @@
 /**
  * dist/cli-manifest.json, written at build time from the declarations
  * (scripts/build-manifest.mjs): the `zot schema` tree, so `zot schema` answers without
- * loading them, and per command path the tool modules it needs, so a command loads only
- * those (fast-start.ts). A test checks both against the live declarations.
+ * loading them; per command path the tool modules it needs, so a command loads only those
+ * (fast-start.ts); and each command's parameters, so its tree is built without deriving
+ * them again. A test checks all three against the live declarations.
  */
 import { readFileSync } from 'node:fs';
 import { CLI_VERSION } from '../../core/version.js';
+import type { ParamsTable } from './params.js';
 
 export interface ManifestNode {
   name: string;
@@ -20,13 +22,16 @@ export interface Manifest {
   cli_version: string;
   schema: ManifestNode;
   modules: ModuleRoutes;
+  /** Each tool command's parameters (params.ts `paramsTable`). */
+  params: ParamsTable;
 }
 
 /** The manifest, or undefined when it is missing, unreadable or from another version. */
 export function readManifest(url: URL): Manifest | undefined {
   try {
     const manifest = JSON.parse(readFileSync(url, 'utf8')) as Partial<Manifest>;
-    if (manifest.cli_version !== CLI_VERSION || !manifest.schema || !manifest.modules) return undefined;
+    if (manifest.cli_version !== CLI_VERSION || !manifest.schema || !manifest.modules || !manifest.params)
+      return undefined;
     return manifest as Manifest;
   } catch {
     return undefined;

@@ -68,6 +68,20 @@ export function inputJsonSchema(tool: AnyTool): JsonSchema {
   return z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 }
 
+/**
+ * Every tool command's parameters by command path (words joined by one space): written into
+ * dist/cli-manifest.json at build time, so a `zot` process builds its command tree without
+ * deriving a JSON Schema from each input (zod's toJSONSchema: 5-15 ms for one command).
+ */
+export type ParamsTable = Record<string, Param[]>;
+
+export function paramsTable(tools: readonly AnyTool[]): ParamsTable {
+  const table: ParamsTable = {};
+  for (const tool of tools)
+    for (const command of tool.cli) table[command.path.join(' ')] = commandParams(tool, command);
+  return table;
+}
+
 /** Parameters of one CLI command of a tool: positionals first, then options. */
 export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
   const schema = inputJsonSchema(tool);

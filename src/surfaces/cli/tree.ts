@@ -5,7 +5,7 @@
  */
 import type { AnyTool, CliCommand, Tier } from '../../core/tool.js';
 import { commandTier } from '../../core/tool.js';
-import { commandParams, type Param } from './params.js';
+import { commandParams, type Param, type ParamsTable } from './params.js';
 
 export type BuiltinId = 'schema' | 'config init' | 'config get' | 'config show' | 'mcp';
 
@@ -177,7 +177,11 @@ function place(root: CommandNode, node: Omit<CommandNode, 'children'>): void {
   parent.children.set(last, { ...node, children: existing?.children ?? new Map() });
 }
 
-export function buildTree(tools: readonly AnyTool[]): CommandNode {
+/**
+ * The tree of `tools`' commands and the builtins. `known`: the parameters the build wrote
+ * down (dist/cli-manifest.json); a command it lacks derives them from its declaration.
+ */
+export function buildTree(tools: readonly AnyTool[], known?: Readonly<ParamsTable>): CommandNode {
   const root: CommandNode = {
     ...emptyNode([]),
     summary: 'Zoteus: fast, safe access to a Zotero library.',
@@ -186,7 +190,7 @@ export function buildTree(tools: readonly AnyTool[]): CommandNode {
   for (const tool of tools) {
     for (const command of tool.cli) {
       const tier = commandTier(tool, command);
-      const params = commandParams(tool, command);
+      const params = [...(known?.[command.path.join(' ')] ?? commandParams(tool, command))];
       if (tier !== 'read') params.push(...MUTATING_FLAGS);
       if (tool.rows && tier === 'read') params.push(STREAM_FLAG);
       place(root, {

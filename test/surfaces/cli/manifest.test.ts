@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../../src/core/tool.js';
+import { paramsTable, type ParamsTable } from '../../../src/surfaces/cli/params.js';
 import { buildTree, findNode, schemaNode, type CommandNode } from '../../../src/surfaces/cli/tree.js';
 import { tools } from '../../../src/tools/index.js';
 import { CLI_VERSION } from '../../../src/core/version.js';
@@ -15,6 +16,16 @@ describe('dist/cli-manifest.json', () => {
     >;
     expect(manifest.cli_version).toBe(CLI_VERSION);
     expect(manifest.schema).toEqual(schemaNode(buildTree(tools)));
+  });
+
+  it('holds each command’s parameters as derived from its declaration, and a tree built with them is the same', () => {
+    const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as {
+      params: ParamsTable;
+    };
+    const live = paramsTable(tools);
+    expect(manifest.params).toEqual(live);
+    expect(Object.keys(live).length).toBe(tools.reduce((n, t) => n + t.cli.length, 0));
+    expect(shape(buildTree(tools, manifest.params))).toEqual(shape(buildTree(tools)));
   });
 
   it('the fast path and the full CLI print the same data for every node', async () => {

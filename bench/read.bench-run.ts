@@ -11,8 +11,10 @@
  *   the sandbox's data directory, then the same searches answer from it.
  * - Whole processes (`bin/zot`, so `npm run build` first), with that index in place, as a user
  *   who has one runs them: `zot --version`, `zot search`, `zot read`, `zot list`,
- *   `zot collection list`, each a fresh process as an agent runs it (medians); and `zot search`
- *   once more with no index, so both figures show.
+ *   `zot collection list`, each a fresh process as an agent runs it (medians), after one
+ *   unmeasured run that leaves the V8 code cache (bin/zot's, in the sandbox's cache folder);
+ *   then search, read and collection list without that cache (ZOTEUS_COMPILE_CACHE=off), and
+ *   `zot search` once more with no index, so each figure shows; and `node -e 0`, the floor.
  *
  * ZOTEUS_INDEX_AUTO_MIN_ITEMS=0 everywhere: no search starts a background `zot index build`
  * (one would outlive the bench and run beside the measurements); the index rows use the
@@ -363,6 +365,14 @@ it('measures the read tools', async () => {
   // The processes run with the index built above: it must still be fresh when they start,
   // and stay so (a read that changed zotero.sqlite's fingerprint would make each one update it).
   expect(await indexState(env)).toBe('fresh');
+  // This machine's floor: a Node process that does nothing.
+  const bare: number[] = [];
+  for (let i = 0; i <= PROCS; i++) {
+    const t = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    if (i > 0) bare.push(performance.now() - t);
+  }
+  rows.push({ what: 'process: node -e 0', ms: median(bare), note: `min ${Math.min(...bare).toFixed(0)} ms` });
   processes('process: zot --version', ['--version'], (s) => s.trim());
   processes(
     'process, index: zot search "sea level" --limit 25',
@@ -379,6 +389,22 @@ it('measures the read tools', async () => {
     const d = ok(s);
     return `${d.totalResults} collections${typeof d.backend === 'string' ? ` (${d.backend})` : ''}`;
   });
+  // The same three without the V8 code cache (ZOTEUS_COMPILE_CACHE=off): every process
+  // compiles the CLI's JavaScript afresh, as a first run after an install does.
+  const noCache = { ...env, ZOTEUS_COMPILE_CACHE: 'off' };
+  processes(
+    'process, index, no code cache: zot search "sea level"',
+    ['search', 'sea level', '--limit', '25'],
+    searchNote,
+    noCache,
+  );
+  processes('process, index, no code cache: zot read KEY', ['read', key], (s) => `${ok(s).backend}`, noCache);
+  processes(
+    'process, no code cache: zot collection list',
+    ['collection', 'list'],
+    (s) => `${ok(s).totalResults} collections`,
+    noCache,
+  );
   expect(await indexState(env)).toBe('fresh');
   processes(
     'process, no index: zot search "sea level" --limit 25',

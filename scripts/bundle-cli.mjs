@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 /**
  * Writes dist/bundle/: the CLI (`dist/bin/zot.js`) and every tool declaration bundled with
- * esbuild into a few shared chunks, so a `zot` process loads a handful of files instead of
- * about 170 modules (95 of them zod's). Each tool stays its own entry at its own path
- * (`dist/bundle/tools/...`), so the build-time manifest's per-command module lists work
- * unchanged and every command still loads only the declarations it needs; they all share one
- * copy of zod and of the core. better-sqlite3's JavaScript is bundled too (its addon is loaded
- * by `core/sqlite-driver.ts`, never by the bundled code); heavy packages stay outside.
- * `bin/zot` runs the bundle when it exists, else `dist/bin/zot.js`. Derived, never edited.
+ * rolldown into shared chunks, as CommonJS, so a `zot` process loads a few files instead of
+ * about 170 modules (95 of them zod's), and `bin/zot` can give V8 the code it compiled last
+ * time (src/surfaces/cli/compile-cache.ts; Node 20 has a code cache for CommonJS only). Each
+ * tool stays its own entry at its own path (`dist/bundle/tools/...`), so the build-time
+ * manifest's per-command module lists hold unchanged and every command still loads only the
+ * declarations it needs; they all share one copy of zod and of the core. better-sqlite3's
+ * JavaScript is bundled too (its addon is loaded by `core/sqlite-driver.ts`, never by the
+ * bundled code); ES-module and heavy packages stay outside. Derived, never edited.
  */
-import { copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { copyFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { rolldown } from 'rolldown';
 
 const dist = fileURLToPath(new URL('../dist', import.meta.url));
 const out = join(dist, 'bundle');
@@ -22,62 +22,57 @@ const walk = (dir) =>
     const path = join(dir, name);
     return statSync(path).isDirectory() ? walk(path) : path.endsWith('.js') ? [path] : [];
   });
-
-/**
- * A CommonJS package bundled into ES module chunks (better-sqlite3) `require()`s Node's own
- * modules; esbuild would leave a `require` that an ES module has not got, so each such
- * require gets a small module that re-exports the built-in.
- */
-const requiredBuiltins = {
-  name: 'required-builtins',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) =>
-      args.kind === 'require-call' && isBuiltin(args.path)
-        ? { path: args.path.replace(/^node:/, ''), namespace: 'required-builtin' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'required-builtin' }, (args) => ({
-      contents: `export * from 'node:${args.path}';`,
-      loader: 'js',
-    }));
-  },
-};
+/** Entry name (its path under dist/bundle, without `.js`) → compiled module. */
+const entry = (path) => [
+  path
+    .slice(dist.length + 1, -'.js'.length)
+    .split('\\')
+    .join('/'),
+  path,
+];
 
 rmSync(out, { recursive: true, force: true });
-const result = await build({
-  entryPoints: [join(dist, 'bin', 'zot.js'), ...walk(join(dist, 'tools'))],
-  outbase: dist,
-  outdir: out,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
+const bundle = await rolldown({
+  input: Object.fromEntries([
+    entry(join(dist, 'bin', 'zot.js')),
+    entry(join(dist, 'surfaces', 'cli', 'compile-cache.js')),
+    ...walk(join(dist, 'tools')).map(entry),
+  ]),
   platform: 'node',
-  target: 'node20',
-  chunkNames: 'chunks/[name]-[hash]',
-  plugins: [requiredBuiltins],
+  transform: { define: { ZOTEUS_BUNDLE: 'true' } },
   external: [
     // better-sqlite3 finds its addon with it only when not given one, which never happens here.
     'bindings',
-    'pdfjs-dist',
-    'pdfjs-dist/*',
-    '@modelcontextprotocol/sdk',
-    '@modelcontextprotocol/sdk/*',
+    /^pdfjs-dist(\/|$)/,
+    /^@modelcontextprotocol\/sdk(\/|$)/,
   ],
-  logLevel: 'warning',
-  metafile: true,
+  logLevel: 'warn',
 });
-// `import * as z from 'zod'` with only `z.x` uses lets esbuild drop what is unused; one use of
-// the namespace as a value (or a dynamic `import('zod')`) keeps all of zod, its 50 message
+const { output } = await bundle.write({
+  dir: out,
+  format: 'cjs',
+  // Entries export `default` as ES modules do, so bin/zot reads a tool module the same way.
+  exports: 'named',
+  entryFileNames: '[name].js',
+  chunkFileNames: 'chunks/[name]-[hash].js',
+});
+await bundle.close();
+
+// `import * as z from 'zod'` with only `z.x` uses lets the bundler drop what is unused; one use
+// of the namespace as a value (or a dynamic `import('zod')`) keeps all of zod, its 50 message
 // languages among it (+360 KB to compile in every process). Refuse such a bundle.
-const locales = Object.values(result.metafile.outputs)
-  .flatMap((o) => Object.entries(o.inputs))
-  .filter(([p, i]) => i.bytesInOutput > 0 && /zod\/v4\/locales\/(?!en\.js)/.test(p))
-  .map(([p]) => p);
+const locales = output
+  .flatMap((chunk) => (chunk.type === 'chunk' ? Object.entries(chunk.modules) : []))
+  .filter(([id, m]) => m.renderedLength > 0 && /zod[\\/]v4[\\/]locales[\\/](?!en\.js)/.test(id))
+  .map(([id]) => id);
 if (locales.length > 0) {
   console.error(
     `bundle-cli: zod's whole namespace is kept (${locales.length} locale modules, e.g. ${locales[0]}): import zod's names, not its namespace object.`,
   );
   process.exit(1);
 }
-// bin/zot.js finds the manifest beside it, one folder up.
+
+// The package is "type": "module"; the bundle is CommonJS.
+writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+// bin/zot.js finds the manifest one folder up, as dist/bin/zot.js does.
 copyFileSync(join(dist, 'cli-manifest.json'), join(out, 'cli-manifest.json'));

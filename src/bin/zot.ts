@@ -4,11 +4,19 @@
  * that tool's declaration only (the manifest says which modules it needs); anything else
  * loads every declaration. Heavy modules (MCP SDK, SQLite) load only when used.
  */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { AnyTool } from '../core/tool.js';
 import type { ParamsTable } from '../surfaces/cli/params.js';
 
+/** `true` in the CommonJS bundle (scripts/bundle-cli.mjs defines it); absent in dist/. */
+declare const ZOTEUS_BUNDLE: boolean | undefined;
+
 const argv = process.argv.slice(2);
 const manifestUrl = new URL('../cli-manifest.json', import.meta.url);
+// The bundle's tool modules are required: V8's code cache (surfaces/cli/compile-cache.ts)
+// serves require() only. The compiled ES modules of dist/ are imported.
+const requireTool = typeof ZOTEUS_BUNDLE !== 'undefined' ? createRequire(import.meta.url) : undefined;
 
 // A closed pipe (`zot schema | head -1`) is not an error worth a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -17,13 +25,15 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 const isVersion = (a: string) => a === '--version' || a === '-V';
-// `--json` changes nothing here: the CLI prints the bare version either way.
-if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
-  const { CLI_VERSION } = await import('../core/version.js');
-  process.stdout.write(`${CLI_VERSION}\n`);
-} else if (argv[0] === 'schema' && (await schemaFromManifest()) !== undefined) {
-  // answered from the build-time manifest
-} else {
+
+async function main(): Promise<void> {
+  // `--json` changes nothing here: the CLI prints the bare version either way.
+  if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
+    const { CLI_VERSION } = await import('../core/version.js');
+    process.stdout.write(`${CLI_VERSION}\n`);
+    return;
+  }
+  if (argv[0] === 'schema' && (await schemaFromManifest()) !== undefined) return; // from the manifest
   const allTools = async () => (await import('../tools/index.js')).tools;
   // Before any declaration builds its schemas: zod reads some settings when a schema is made.
   (await import('../surfaces/cli/one-shot.js')).configureOneShotProcess();
@@ -36,6 +46,9 @@ if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
     ...(known.tools ? { tools: known.tools, allTools } : { tools: await allTools() }),
   });
 }
+
+// No top-level await: the bundle is CommonJS (scripts/bundle-cli.mjs).
+void main();
 
 /** `zot schema` answered from dist/cli-manifest.json without loading the declarations. */
 async function schemaFromManifest(): Promise<number | undefined> {
@@ -59,11 +72,16 @@ async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable
   const modules = modulesFor(manifest.modules, argv);
   if (!modules) return { params: manifest.params };
   try {
-    const loaded = await Promise.all(
-      modules.map((m) => import(new URL(`../${m}`, import.meta.url).href) as Promise<{ default: AnyTool }>),
-    );
+    const loaded = await Promise.all(modules.map(loadModule));
     return { tools: loaded.map((m) => m.default), params: manifest.params };
   } catch {
     return {}; // a manifest out of step with dist/: the whole list still answers
   }
+}
+
+/** A tool module by its path under dist/ (or dist/bundle/). */
+async function loadModule(path: string): Promise<{ default: AnyTool }> {
+  const url = new URL(`../${path}`, import.meta.url);
+  if (requireTool) return requireTool(fileURLToPath(url)) as { default: AnyTool };
+  return (await import(url.href)) as { default: AnyTool };
 }

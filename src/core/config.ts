@@ -26,6 +26,8 @@ export interface Config {
   profile: string | undefined;
   configFile: string;
   cacheDir: string;
+  /** Whether bin/zot keeps a V8 code cache in `$cacheDir/v8` (ZOTEUS_COMPILE_CACHE). */
+  compileCache: 'on' | 'off';
   dataDir: string;
   zoteroDataDir: string;
   local: 'auto' | 'on' | 'off';
@@ -103,6 +105,11 @@ export const ENV_VARS = [
   { name: 'ZOT_PROFILE', default: 'default', help: 'Profile of the config file to use.' },
   { name: 'ZOT_CONFIG_DIR', default: '(platform config dir)/zoteus', help: 'Where config.json lives.' },
   { name: 'ZOT_CACHE_DIR', default: '(platform cache dir)/zoteus', help: 'Idempotency store and caches.' },
+  {
+    name: 'ZOTEUS_COMPILE_CACHE',
+    default: 'on',
+    help: 'off: zot keeps no V8 code cache ($ZOT_CACHE_DIR/v8), and starts slower.',
+  },
   {
     name: 'ZOTEUS_DATA_DIR',
     default: '(platform data dir)/zoteus',
@@ -328,6 +335,8 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     profile: profileName,
     configFile,
     cacheDir: env.ZOT_CACHE_DIR || platformCacheDir(env),
+    // Read by bin/zot before any config (surfaces/cli/compile-cache.ts); checked here.
+    compileCache: parseChoice('ZOTEUS_COMPILE_CACHE', env.ZOTEUS_COMPILE_CACHE, ['on', 'off'] as const, 'on'),
     dataDir,
     zoteroDataDir,
     local: parseChoice('ZOTEUS_LOCAL', env.ZOTEUS_LOCAL, ['auto', 'on', 'off'] as const, 'auto'),

@@ -1,0 +1,112 @@
+/**
+ * A V8 code cache for the bundled CLI (dist/bundle), which `bin/zot` installs before it loads
+ * the bundle. Compiling the CLI's JavaScript is most of what a `zot read` costs beyond Node's
+ * own start: with the bytecode of the last run read back from disk, the same command starts in
+ * about two thirds of the time (bench/read.bench-run.ts measures both).
+ *
+ * - Node 22.1 and later: Node's own `module.enableCompileCache()` in the same folder.
+ * - Node 20: the bundle is CommonJS, so each of its files is compiled here, through
+ *   `vm.Script` with the cached data of the last run when there is one (except the few that
+ *   `import()` an ES module, which Node compiles itself); after the command,
+ *   files compiled without it get their cache written (atomically: parallel `zot` processes
+ *   are the rule with agents). V8 checks that cached data fits the source and the V8 build,
+ *   and compiles from scratch when it does not; a cache file is named after the bundle file's
+ *   path, size and modification time, so a rebuilt bundle never meets an old cache.
+ *
+ * The cache lives in `$ZOT_CACHE_DIR/v8` (the platform cache folder by default);
+ * `ZOTEUS_COMPILE_CACHE=off` turns it off. Nothing here may fail a command: a cache that
+ * cannot be read or written is only slower.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { Script } from 'node:vm';
+import { platformCacheDir, type Env } from '../../core/paths.js';
+
+interface CompilingModule {
+  exports: unknown;
+  _compile(content: string, filename: string, ...rest: unknown[]): unknown;
+}
+
+/** Where the cache lives for this environment, or undefined when it is turned off. */
+export function compileCacheDir(env: Env): string | undefined {
+  if (env.ZOTEUS_COMPILE_CACHE === 'off') return undefined;
+  return join(env.ZOT_CACHE_DIR || platformCacheDir(env), 'v8');
+}
+
+/** Caches the compiled code of every file under `root` (the bundle) from now on. */
+export function installCompileCache(root: string, env: Env): void {
+  const dir = compileCacheDir(env);
+  if (dir === undefined) return;
+  const native = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  if (typeof native === 'function') {
+    try {
+      native(dir);
+    } catch {
+      // no cache: slower, never wrong
+    }
+    return;
+  }
+  hookCompile(resolve(root), join(dir, `${process.version}-${process.arch}`));
+}
+
+function hookCompile(root: string, dir: string): void {
+  const proto = (Module as unknown as { prototype: CompilingModule }).prototype;
+  const original = proto._compile;
+  const fresh: Array<{ script: Script; file: string; stem: string }> = [];
+  let written = false;
+
+  proto._compile = function (this: CompilingModule, content: string, filename: string, ...rest: unknown[]) {
+    // A file with an import() (of an ES-module package: pdf.js, or a built-in) is compiled by
+    // Node: Node 20 lets a vm.Script import only with an experimental flag.
+    if (!filename.startsWith(root + sep) || content.includes('import('))
+      return original.call(this, content, filename, ...rest);
+    let stem: string;
+    let file: string;
+    try {
+      const stat = statSync(filename);
+      stem = `${relative(root, filename).split(sep).join('~')}@`;
+      file = join(dir, `${stem}${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`);
+    } catch {
+      return original.call(this, content, filename, ...rest);
+    }
+    let cachedData: Buffer | undefined;
+    try {
+      cachedData = readFileSync(file);
+    } catch {
+      cachedData = undefined;
+    }
+    const script = new Script(wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
+    if (cachedData === undefined || script.cachedDataRejected === true) fresh.push({ script, file, stem });
+    const fn = script.runInThisContext() as (...args: unknown[]) => unknown;
+    return fn.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
+  };
+
+  // After the command: its lazily compiled functions are in the cache too.
+  process.once('exit', () => {
+    if (written || fresh.length === 0) return;
+    written = true;
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const existing = readdirSync(dir);
+      let n = 0;
+      for (const { script, file, stem } of fresh) {
+        const tmp = `${file}.${process.pid}.${(n += 1)}.tmp`;
+        writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        renameSync(tmp, file);
+        // Caches of this bundle file's earlier builds go.
+        for (const name of existing) {
+          if (name.startsWith(stem) && name.endsWith('.bin') && join(dir, name) !== file)
+            rmSync(join(dir, name), { force: true });
+        }
+      }
+    } catch {
+      // a read-only or full disk: the next run compiles again
+    }
+  });
+}
+
+/** CommonJS's module wrapper, on the source's first line so line numbers stay true. */
+function wrap(content: string): string {
+  return `(function (exports, require, module, __filename, __dirname) { ${content}\n});`;
+}

@@ -582,7 +582,10 @@ class Reader implements ZoteroSqliteReader {
         const fb = folded.get(b)!;
         return fa < fb ? -1 : fa > fb ? 1 : a.collectionID - b.collectionID;
       });
-      return collectionJson(conn.ctx, libraryID, rows, all);
+      return collectionJson(conn.ctx, libraryID, rows, all, {
+        counts: options.counts !== false,
+        wholeLibrary: options.keys === undefined || options.parentKey !== undefined,
+      });
     });
   }
 

@@ -166,27 +166,16 @@ export interface RoutedCollections {
   complete: boolean;
   /** Absent when complete. */
   message?: string;
-  /**
-   * `rows` with their `numItems`: those read without them (`counts: 'shown'`) are counted
-   * now, with one more read of just their keys.
-   */
-  counted(rows: CollectionRow[]): Promise<CollectionRow[]>;
 }
 
 /**
  * Every collection of a library (up to ZOTEUS_MAX_COLLECTIONS), sorted, through the router:
  * offline from the desktop app when it holds the library, on the Web API otherwise.
- * `counts: 'shown'`: the caller shows only some (a page) and asks `counted()` for their item
- * counts, which spares zotero.sqlite counting the members of every collection.
  */
-export async function readCollectionRows(
-  deps: Deps,
-  args: LibraryArgs,
-  options: { counts?: 'all' | 'shown' } = {},
-): Promise<RoutedCollections> {
+export async function readCollectionRows(deps: Deps, args: LibraryArgs): Promise<RoutedCollections> {
   const { openLibraryReader } = await import('../router.js');
   const { reader, route } = await openLibraryReader(deps, args);
-  const listing = await reader.collections(options.counts === 'shown' ? { counts: false } : {});
+  const listing = await reader.collections();
   const rows: CollectionRow[] = [];
   for (const object of listing.collections) {
     const row = toRow(object);
@@ -198,15 +187,6 @@ export async function readCollectionRows(
     rows,
     totalResults: listing.totalResults,
     complete: listing.complete,
-    counted: async (shown) => {
-      if (listing.uncounted !== true || shown.length === 0) return shown;
-      const again = await reader.collections({ keys: shown.map((r) => r.key), includeTrashed: true });
-      const numItems = new Map(again.collections.map((c) => [c.key, c.meta.numItems]));
-      return shown.map((r) => {
-        const n = numItems.get(r.key);
-        return typeof n === 'number' ? { ...r, numItems: n } : r;
-      });
-    },
   };
   if (!listing.complete) {
     out.message = incompleteMessage(
@@ -224,11 +204,10 @@ export async function readCollectionRows(
 
 /** The `list` action of both tools: one page of the whole, sorted, filtered listing. */
 export async function listCollections(deps: Deps, input: ListInput): Promise<CollectionPage> {
-  const { rows, complete, message, counted } = await readCollectionRows(deps, input, { counts: 'shown' });
+  const { rows, complete, message } = await readCollectionRows(deps, input);
   const page = pageRows(rows, input);
   return {
     ...page,
-    collections: await counted(page.collections),
     complete,
     ...(message !== undefined ? { read: rows.length, message } : {}),
   };

@@ -260,7 +260,6 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
       const all = await sqlite.collections(libraryID, {
         includeTrashed: options.includeTrashed === true,
         ...(options.keys ? { keys: [...options.keys] } : {}),
-        ...(options.counts === false ? { counts: false } : {}),
       });
       const max = o.maxCollections;
       const capped = all.length > max;
@@ -275,7 +274,6 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
             }
           : {}),
         libraryVersion: await sqlite.libraryVersion(libraryID),
-        ...(options.counts === false ? { uncounted: true as const } : {}),
       };
     },
 

@@ -582,10 +582,7 @@ class Reader implements ZoteroSqliteReader {
         const fb = folded.get(b)!;
         return fa < fb ? -1 : fa > fb ? 1 : a.collectionID - b.collectionID;
       });
-      return collectionJson(conn.ctx, libraryID, rows, all, {
-        counts: options.counts !== false,
-        wholeLibrary: options.keys === undefined || options.parentKey !== undefined,
-      });
+      return collectionJson(conn.ctx, libraryID, rows, all);
     });
   }
 

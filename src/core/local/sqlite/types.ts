@@ -25,8 +25,7 @@ export interface WebApiCollection {
   key: string;
   version: number;
   library: WebApiLibrary;
-  /** `numItems` is left out of a listing asked for without counts. */
-  meta: { numCollections: number; numItems?: number };
+  meta: { numCollections: number; numItems: number };
   data: {
     key: string;
     version: number;
@@ -184,6 +183,4 @@ export interface CollectionListOptions {
   top?: boolean;
   /** Only the subcollections of this one (`collections/{key}/collections`). */
   parentKey?: string;
-  /** false: leave `meta.numItems` out (the caller counts only the collections it shows). */
-  counts?: boolean;
 }

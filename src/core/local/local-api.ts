@@ -12,11 +12,15 @@
  * The base URL comes from `ZOTEUS_LOCAL_API_URL` (default `http://127.0.0.1:23119/api`), read
  * and validated here until `config.ts` carries it.
  */
+import { createRequire } from 'node:module';
+import type * as NodeHttp from 'node:http';
 import { parseApiUrl } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
 import type { Deps } from '../tool.js';
 import { createZoteroClient, type FetchLike, type ZoteroClient } from '../zotero/index.js';
+
+const requireBuiltin = createRequire(import.meta.url);
 
 export const LOCAL_API_URL_VAR = 'ZOTEUS_LOCAL_API_URL';
 export const DEFAULT_LOCAL_API_URL = 'http://127.0.0.1:23119/api';
@@ -98,7 +102,11 @@ async function probeGet(
     return { status: response.status, header: (name) => response.headers.get(name), text };
   }
   const target = new URL(url);
-  const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // require(), not import(): in the CommonJS bundle an import() would start Node's ES module
+  // loader just for this, and keep the code cache from the module (surfaces/cli/compile-cache.ts).
+  const { request } = (
+    target.protocol === 'https:' ? requireBuiltin('node:https') : requireBuiltin('node:http')
+  ) as typeof NodeHttp;
   return new Promise<ProbeAnswer>((resolve, reject) => {
     const req = request(target, { method: 'GET', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -15,7 +15,6 @@
  * of a rejected key there).
  */
 import { endianness } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { EMBEDDINGS_DEFAULTS, type Config } from '../config.js';
 import { ZoteusError, type ErrorCode, type ZoteusErrorOptions } from '../errors.js';
 import { createRedactor } from '../redact.js';

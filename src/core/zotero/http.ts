@@ -5,7 +5,6 @@
  * a redacted log line. Everything above (paging, batches, the write engine) goes through here.
  */
 import { randomHex } from '../node-crypto.js';
-import { performance } from 'node:perf_hooks';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
 import {

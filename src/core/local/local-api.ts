@@ -14,6 +14,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as NodeHttp from 'node:http';
+import type * as NodeNet from 'node:net';
 import { parseApiUrl } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
@@ -102,6 +103,9 @@ async function probeGet(
     return { status: response.status, header: (name) => response.headers.get(name), text };
   }
   const target = new URL(url);
+  const deadline = Date.now() + timeoutMs;
+  await acceptsConnections(target, timeoutMs);
+  const left = Math.max(1, deadline - Date.now());
   // require(), not import(): in the CommonJS bundle an import() would start Node's ES module
   // loader just for this, and keep the code cache from the module (surfaces/cli/compile-cache.ts).
   const { request } = (
@@ -132,13 +136,39 @@ async function probeGet(
       req.destroy();
       reject(error);
     }
-    const timer = setTimeout(() => {
-      const error = new Error(`No answer within ${timeoutMs} ms.`);
-      error.name = 'TimeoutError';
-      fail(error);
-    }, timeoutMs);
+    const timer = setTimeout(() => fail(timeoutError(timeoutMs)), left);
     req.on('error', fail);
     req.end();
+  });
+}
+
+function timeoutError(timeoutMs: number): Error {
+  const error = new Error(`No answer within ${timeoutMs} ms.`);
+  error.name = 'TimeoutError';
+  return error;
+}
+
+/**
+ * Resolves when something accepts a TCP connection at the URL's host and port; rejects with the
+ * connection's error otherwise. When Zotero is not running (the usual case for reading
+ * zotero.sqlite) nothing does, and node:net says so without loading node:http, which costs a
+ * `zot` process about 3 ms more.
+ */
+function acceptsConnections(target: URL, timeoutMs: number): Promise<void> {
+  const { connect } = requireBuiltin('node:net') as typeof NodeNet;
+  const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve();
+    };
+    const timer = setTimeout(() => done(timeoutError(timeoutMs)), timeoutMs);
+    socket.once('connect', () => done());
+    socket.once('error', done);
   });
 }
 

@@ -422,7 +422,8 @@ export function collectionRows(ctx: DbContext, libraryID: number, keys?: readonl
     : '';
   // The parent's key comes from the rows read (a parent is always among them), not from a
   // join; the whole library is read by scanning the table, not by its (libraryID, key) index
-  // and a lookup per row: 2,000 collections in 2.5 ms instead of 4.5.
+  // and a lookup per row: 2,000 collections in 2.5 ms instead of 4.5. Ordered roughly as
+  // listings show them (compareNames), so the sorts that follow are nearly linear.
   const columns = `SELECT c.collectionID, c.key, c.collectionName AS name, c.version,
        c.parentCollectionID AS parentID, ${deleted} AS deleted
      FROM collections c ${join}`;
@@ -430,7 +431,10 @@ export function collectionRows(ctx: DbContext, libraryID: number, keys?: readonl
   // more than twice the cost (2,000 collections, five columns: 6.5 ms against 2.5 ms).
   const raw = (
     keys === undefined
-      ? ctx.stmt(`${columns} WHERE +c.libraryID = ?`).raw(true).all(libraryID)
+      ? ctx
+          .stmt(`${columns} WHERE +c.libraryID = ? ORDER BY c.collectionName COLLATE NOCASE, c.key`)
+          .raw(true)
+          .all(libraryID)
       : ctx
           .stmt(
             `WITH RECURSIVE named(id) AS (

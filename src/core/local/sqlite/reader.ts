@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ZoteusError } from '../../errors.js';
 import { loadDatabaseClass } from '../../sqlite-driver.js';
+import { byCodeUnit, compareNames } from '../../text-order.js';
 import { collectionJson, collectionRows, hydrateItems, typeInfoCache, type DbContext } from './hydrate.js';
 import { LibraryIndex, type IndexRow } from './library-index.js';
 import { loadSchemaMap, type ZoteroSchemaMap } from './schema-map.js';
@@ -575,13 +576,9 @@ class Reader implements ZoteroSqliteReader {
           throw new ZoteusError('not_found', `No collection ${options.parentKey} in this library.`);
         rows = rows.filter((r) => r.parentID === parent.collectionID);
       }
-      // Each name folded once, not once per comparison.
-      const folded = new Map(rows.map((r) => [r, fold(r.name)]));
-      rows.sort((a, b) => {
-        const fa = folded.get(a)!;
-        const fb = folded.get(b)!;
-        return fa < fb ? -1 : fa > fb ? 1 : a.collectionID - b.collectionID;
-      });
+      // The order the collection tools show (name, then key): the rows come from SQLite already
+      // close to it, so this sort and theirs walk a nearly sorted list.
+      rows.sort((a, b) => compareNames(a.name, b.name) || byCodeUnit(a.key, b.key));
       return collectionJson(conn.ctx, libraryID, rows, all);
     });
   }

@@ -365,11 +365,12 @@ it('measures the read tools', async () => {
   // The processes run with the index built above: it must still be fresh when they start,
   // and stay so (a read that changed zotero.sqlite's fingerprint would make each one update it).
   expect(await indexState(env)).toBe('fresh');
-  // This machine's floor: a Node process that does nothing.
+  // This machine's floor: a Node process that does nothing, in the same environment (not the
+  // bench's own: an inherited NODE_EXTRA_CA_CERTS alone costs every Node process ~85 ms).
   const bare: number[] = [];
   for (let i = 0; i <= PROCS; i++) {
     const t = performance.now();
-    spawnSync(process.execPath, ['-e', '0']);
+    spawnSync(process.execPath, ['-e', '0'], { env });
     if (i > 0) bare.push(performance.now() - t);
   }
   rows.push({ what: 'process: node -e 0', ms: median(bare), note: `min ${Math.min(...bare).toFixed(0)} ms` });

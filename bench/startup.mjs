@@ -7,11 +7,18 @@
  *   npm run build && node bench/startup.mjs [runs]
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const runs = Number(process.argv[2] ?? 21);
 const zot = fileURLToPath(new URL('../bin/zot', import.meta.url));
-const env = { PATH: process.env.PATH, HOME: '/nonexistent-zoteus-bench', NO_COLOR: '1' };
+// A home of its own: no config, and the V8 code cache bin/zot keeps ($ZOT_CACHE_DIR/v8) is
+// made by the first run and read by the others, as a user's is.
+const home = mkdtempSync(join(tmpdir(), 'zoteus-bench-startup-'));
+process.on('exit', () => rmSync(home, { recursive: true, force: true }));
+const env = { PATH: process.env.PATH, HOME: home, ZOT_CACHE_DIR: join(home, 'cache'), NO_COLOR: '1' };
 
 const cases = {
   'node -e 0': [process.execPath, ['-e', '0']],

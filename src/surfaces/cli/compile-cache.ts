@@ -7,15 +7,15 @@
  * - Node 22.1 and later: Node's own `module.enableCompileCache()` in the same folder.
  * - Node 20: the bundle is CommonJS, so each of its files is compiled here, through
  *   `vm.Script` with the cached data of the last run when there is one (except the few that
- *   `import()` an ES module, which Node compiles itself); after the command,
- *   files compiled without it get their cache written (atomically: parallel `zot` processes
- *   are the rule with agents). V8 checks that cached data fits the source and the V8 build,
+ *   `import()` an ES module, which Node compiles itself); after the command, files compiled
+ *   without it get their cache written (atomically: parallel `zot` processes are the rule
+ *   with agents). V8 checks that cached data fits the source and the V8 build,
  *   and compiles from scratch when it does not; a cache file is named after the bundle file's
  *   path, size and modification time, so a rebuilt bundle never meets an old cache.
  *
- * The cache lives in `$ZOT_CACHE_DIR/v8` (the platform cache folder by default);
- * `ZOTEUS_COMPILE_CACHE=off` turns it off. Nothing here may fail a command: a cache that
- * cannot be read or written is only slower.
+ * The cache lives in `$ZOT_CACHE_DIR/v8` (the platform cache folder by default), made 0700,
+ * and is used only while no one else may write to it; `ZOTEUS_COMPILE_CACHE=off` turns it off.
+ * Nothing here may fail a command: a cache that cannot be read or written is only slower.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -37,7 +37,7 @@ export function compileCacheDir(env: Env): string | undefined {
 /** Caches the compiled code of every file under `root` (the bundle) from now on. */
 export function installCompileCache(root: string, env: Env): void {
   const dir = compileCacheDir(env);
-  if (dir === undefined) return;
+  if (dir === undefined || !ownedByUs(dir)) return;
   const native = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof native === 'function') {
     try {
@@ -48,6 +48,22 @@ export function installCompileCache(root: string, env: Env): void {
     return;
   }
   hookCompile(resolve(root), join(dir, `${process.version}-${process.arch}`));
+}
+
+/**
+ * Cached code runs as this user's code, so it is read only from a folder no one else can
+ * write to: one that does not exist yet (it is made 0700), or one of this user's that neither
+ * group nor others may write (POSIX; on Windows the profile's own folders are taken as private).
+ */
+function ownedByUs(dir: string): boolean {
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch {
+    return true;
+  }
+  if (process.platform === 'win32') return true;
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
 }
 
 function hookCompile(root: string, dir: string): void {

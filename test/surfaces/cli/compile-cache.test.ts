@@ -5,7 +5,7 @@
  * a word. On Node 20 the files are this module's own (one per bundle file); on Node 22+ they
  * are Node's (`module.enableCompileCache`), so file names are checked on Node 20 only.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,6 +93,20 @@ describe('the code cache of the bundled CLI', () => {
     writeFileSync(blocked, 'x');
     const unwritable = await runZot(['read', KEY, '--json'], { env: { ...box.env, ZOT_CACHE_DIR: blocked } });
     expect(answer(unwritable)).toEqual(answer(off));
+  });
+});
+
+describe('a cache folder others may write to', () => {
+  it.skipIf(process.platform === 'win32')('is not used: cached code runs as the user', async () => {
+    const dir = join(box.env.ZOT_CACHE_DIR!, 'v8');
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o777);
+    const r = await runZot(['read', KEY, '--json'], { env: box.env });
+    expect((answer(r) as { ok: boolean }).ok).toBe(true);
+    expect(cacheFiles(dir)).toEqual([]);
+    chmodSync(dir, 0o700);
+    await runZot(['read', KEY, '--json'], { env: box.env });
+    expect(cacheFiles(dir).length).toBeGreaterThan(5);
   });
 });
 

@@ -48,6 +48,8 @@ export interface CollectionListing {
   /** Why the listing is incomplete, as a code: the cap (ZOTEUS_MAX_COLLECTIONS) or a deviating server. */
   reason?: IncompleteReason | undefined;
   libraryVersion: number | undefined;
+  /** `meta.numItems` was left out, as `counts: false` allows. */
+  uncounted?: true;
 }
 
 /** One library, read through one backend. */
@@ -59,8 +61,18 @@ export interface LibraryReader {
   /**
    * `keys`: only these collections, when the caller needs just a few (their names, say); a
    * backend may then leave the others out (zotero.sqlite and, up to 50 keys, the Web API do).
+   * `counts: false`: the caller needs `meta.numItems` only for the collections it will show; a
+   * backend that must count them may leave it out (zotero.sqlite does: counting every
+   * membership of a large library is most of its listing's cost), says so (`uncounted`), and
+   * then answers `collectionItemCounts` for those shown.
    */
-  collections(options?: { includeTrashed?: boolean; keys?: readonly string[] }): Promise<CollectionListing>;
+  collections(options?: {
+    includeTrashed?: boolean;
+    keys?: readonly string[];
+    counts?: boolean;
+  }): Promise<CollectionListing>;
+  /** Items not in the trash in the collections these keys name, by key: see `counts: false`. */
+  collectionItemCounts?(keys: readonly string[]): Promise<Map<string, number>>;
   /** `notice`: something the caller should tell (the search index is being built, say). */
   items(query: ItemQuery): Promise<{ items: WebApiItem[]; totalResults: number; notice?: string }>;
   /** One item by key (trashed ones too, with `data.deleted: 1`), or undefined. */

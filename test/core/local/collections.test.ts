@@ -114,6 +114,24 @@ describe('collection listings', () => {
     ]);
   });
 
+  it('without counts leave numItems out and nothing else; a page is counted by key alike', async () => {
+    const all = await reader.collections(userLib, { includeTrashed: true });
+    const uncounted = await reader.collections(userLib, { includeTrashed: true, counts: false });
+    expect(uncounted.every((c) => !('numItems' in c.meta))).toBe(true);
+    expect(uncounted).toEqual(all.map(({ meta: { numItems: _n, ...meta }, ...c }) => ({ ...c, meta })));
+    // Every collection counted by key as the full listing counts it (trashed members left out),
+    // keys of no collection of this library left out.
+    const counts = await reader.collectionItemCounts(userLib, [
+      ...all.map((c) => c.key),
+      'GROUPCOA',
+      'NOSUCHKY',
+    ]);
+    expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(all.map((c) => [c.key, c.meta.numItems])));
+    expect(Object.fromEntries(await reader.collectionItemCounts(groupLib, ['GROUPCOA']))).toEqual({
+      GROUPCOA: 1,
+    });
+  });
+
   it('answer named keys exactly as the full listing does, and only in the library asked', async () => {
     const all = await reader.collections(userLib, { includeTrashed: true });
     for (const col of all) {

@@ -166,16 +166,27 @@ export interface RoutedCollections {
   complete: boolean;
   /** Absent when complete. */
   message?: string;
+  /**
+   * `rows` with their `numItems`: those read without them (`counts: 'shown'`) are counted
+   * now, for just these collections.
+   */
+  counted(rows: CollectionRow[]): Promise<CollectionRow[]>;
 }
 
 /**
  * Every collection of a library (up to ZOTEUS_MAX_COLLECTIONS), sorted, through the router:
  * offline from the desktop app when it holds the library, on the Web API otherwise.
+ * `counts: 'shown'`: the caller shows only some (a page) and asks `counted()` for their item
+ * counts, which spares zotero.sqlite counting the members of every collection.
  */
-export async function readCollectionRows(deps: Deps, args: LibraryArgs): Promise<RoutedCollections> {
+export async function readCollectionRows(
+  deps: Deps,
+  args: LibraryArgs,
+  options: { counts?: 'all' | 'shown' } = {},
+): Promise<RoutedCollections> {
   const { openLibraryReader } = await import('../router.js');
   const { reader, route } = await openLibraryReader(deps, args);
-  const listing = await reader.collections();
+  const listing = await reader.collections(options.counts === 'shown' ? { counts: false } : {});
   const rows: CollectionRow[] = [];
   for (const object of listing.collections) {
     const row = toRow(object);
@@ -187,6 +198,14 @@ export async function readCollectionRows(deps: Deps, args: LibraryArgs): Promise
     rows,
     totalResults: listing.totalResults,
     complete: listing.complete,
+    counted: async (shown) => {
+      if (listing.uncounted !== true || shown.length === 0 || !reader.collectionItemCounts) return shown;
+      const numItems = await reader.collectionItemCounts(shown.map((r) => r.key));
+      return shown.map((r) => {
+        const n = numItems.get(r.key);
+        return n === undefined ? r : { ...r, numItems: n };
+      });
+    },
   };
   if (!listing.complete) {
     out.message = incompleteMessage(
@@ -204,10 +223,11 @@ export async function readCollectionRows(deps: Deps, args: LibraryArgs): Promise
 
 /** The `list` action of both tools: one page of the whole, sorted, filtered listing. */
 export async function listCollections(deps: Deps, input: ListInput): Promise<CollectionPage> {
-  const { rows, complete, message } = await readCollectionRows(deps, input);
+  const { rows, complete, message, counted } = await readCollectionRows(deps, input, { counts: 'shown' });
   const page = pageRows(rows, input);
   return {
     ...page,
+    collections: await counted(page.collections),
     complete,
     ...(message !== undefined ? { read: rows.length, message } : {}),
   };

@@ -260,6 +260,7 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
       const all = await sqlite.collections(libraryID, {
         includeTrashed: options.includeTrashed === true,
         ...(options.keys ? { keys: [...options.keys] } : {}),
+        ...(options.counts === false ? { counts: false } : {}),
       });
       const max = o.maxCollections;
       const capped = all.length > max;
@@ -274,8 +275,11 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
             }
           : {}),
         libraryVersion: await sqlite.libraryVersion(libraryID),
+        ...(options.counts === false ? { uncounted: true as const } : {}),
       };
     },
+
+    collectionItemCounts: (keys) => sqlite.collectionItemCounts(libraryID, keys),
 
     items,
 

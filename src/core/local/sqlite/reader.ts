@@ -16,7 +16,14 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ZoteusError } from '../../errors.js';
 import { loadDatabaseClass } from '../../sqlite-driver.js';
 import { byCodeUnit, compareNames } from '../../text-order.js';
-import { collectionJson, collectionRows, hydrateItems, typeInfoCache, type DbContext } from './hydrate.js';
+import {
+  collectionJson,
+  collectionRows,
+  countMembers,
+  hydrateItems,
+  typeInfoCache,
+  type DbContext,
+} from './hydrate.js';
 import { LibraryIndex, type IndexRow } from './library-index.js';
 import { loadSchemaMap, type ZoteroSchemaMap } from './schema-map.js';
 import {
@@ -82,6 +89,8 @@ export interface ZoteroSqliteReader {
   libraryIdFor(ref: { type: 'user' } | { type: 'group'; groupID: number }): Promise<number>;
   libraryVersion(libraryID: number): Promise<number>;
   collections(libraryID: number, options?: CollectionListOptions): Promise<WebApiCollection[]>;
+  /** Items not in the trash in each collection these keys name, by key (no entry: no such collection). */
+  collectionItemCounts(libraryID: number, keys: readonly string[]): Promise<Map<string, number>>;
   items(libraryID: number, options?: ItemListOptions): Promise<ItemListResult>;
   /** One item by key, trashed or not; undefined when the library has no such item. */
   item(libraryID: number, key: string): Promise<WebApiItem | undefined>;
@@ -579,7 +588,14 @@ class Reader implements ZoteroSqliteReader {
       // The order the collection tools show (name, then key): the rows come from SQLite already
       // close to it, so this sort and theirs walk a nearly sorted list.
       rows.sort((a, b) => compareNames(a.name, b.name) || byCodeUnit(a.key, b.key));
-      return collectionJson(conn.ctx, libraryID, rows, all);
+      return collectionJson(conn.ctx, libraryID, rows, all, { counts: options.counts !== false });
+    });
+  }
+
+  async collectionItemCounts(libraryID: number, keys: readonly string[]): Promise<Map<string, number>> {
+    return this.run((conn) => {
+      this.library(conn, libraryID);
+      return countMembers(conn.ctx, libraryID, keys);
     });
   }
 

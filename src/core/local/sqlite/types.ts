@@ -25,7 +25,8 @@ export interface WebApiCollection {
   key: string;
   version: number;
   library: WebApiLibrary;
-  meta: { numCollections: number; numItems: number };
+  /** `numItems` is left out of a listing asked for without counts. */
+  meta: { numCollections: number; numItems?: number };
   data: {
     key: string;
     version: number;
@@ -183,4 +184,6 @@ export interface CollectionListOptions {
   top?: boolean;
   /** Only the subcollections of this one (`collections/{key}/collections`). */
   parentKey?: string;
+  /** false: leave `meta.numItems` out (the caller counts only the collections it shows). */
+  counts?: boolean;
 }

@@ -25,7 +25,25 @@ import { platformCacheDir, type Env } from '../../core/paths.js';
 
 interface CompilingModule {
   exports: unknown;
+  require(id: string): unknown;
   _compile(content: string, filename: string, ...rest: unknown[]): unknown;
+}
+
+/**
+ * The `require` a CommonJS module is given: its own `module.require`, as Node's is (a
+ * `createRequire` per file would build a module and its lookup paths again), with
+ * `resolve`, `cache` and `main` as Node gives them.
+ */
+function requireFor(module: CompilingModule, filename: string): NodeJS.Require {
+  const require = ((id: string) => module.require(id)) as NodeJS.Require;
+  let resolver: NodeJS.Require | undefined;
+  const resolve = ((request: string, options?: { paths?: string[] }) =>
+    (resolver ??= createRequire(filename)).resolve(request, options)) as NodeJS.RequireResolve;
+  resolve.paths = (request: string) => (resolver ??= createRequire(filename)).resolve.paths(request);
+  require.resolve = resolve;
+  require.cache = (Module as unknown as { _cache: NodeJS.Require['cache'] })._cache;
+  require.main = process.mainModule;
+  return require;
 }
 
 /** Where the cache lives for this environment, or undefined when it is turned off. */
@@ -95,7 +113,7 @@ function hookCompile(root: string, dir: string): void {
     const script = new Script(wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
     if (cachedData === undefined || script.cachedDataRejected === true) fresh.push({ script, file, stem });
     const fn = script.runInThisContext() as (...args: unknown[]) => unknown;
-    return fn.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
+    return fn.call(this.exports, this.exports, requireFor(this, filename), this, filename, dirname(filename));
   };
 
   // After the command: its lazily compiled functions are in the cache too.

@@ -87,7 +87,7 @@ function ownedByUs(dir: string): boolean {
 function hookCompile(root: string, dir: string): void {
   const proto = (Module as unknown as { prototype: CompilingModule }).prototype;
   const original = proto._compile;
-  const fresh: Array<{ script: Script; file: string; stem: string }> = [];
+  const fresh: Array<{ script: Script; file: string }> = [];
   let written = false;
 
   proto._compile = function (this: CompilingModule, content: string, filename: string, ...rest: unknown[]) {
@@ -95,15 +95,9 @@ function hookCompile(root: string, dir: string): void {
     // Node: Node 20 lets a vm.Script import only with an experimental flag.
     if (!filename.startsWith(root + sep) || content.includes('import('))
       return original.call(this, content, filename, ...rest);
-    let stem: string;
-    let file: string;
-    try {
-      const stat = statSync(filename);
-      stem = `${relative(root, filename).split(sep).join('~')}@`;
-      file = join(dir, `${stem}${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`);
-    } catch {
-      return original.call(this, content, filename, ...rest);
-    }
+    const name = cacheName(root, filename);
+    if (name === undefined) return original.call(this, content, filename, ...rest);
+    const file = join(dir, name);
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(file);
@@ -111,7 +105,7 @@ function hookCompile(root: string, dir: string): void {
       cachedData = undefined;
     }
     const script = new Script(wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
-    if (cachedData === undefined || script.cachedDataRejected === true) fresh.push({ script, file, stem });
+    if (cachedData === undefined || script.cachedDataRejected === true) fresh.push({ script, file });
     const fn = script.runInThisContext() as (...args: unknown[]) => unknown;
     return fn.call(this.exports, this.exports, requireFor(this, filename), this, filename, dirname(filename));
   };
@@ -122,22 +116,36 @@ function hookCompile(root: string, dir: string): void {
     written = true;
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const existing = readdirSync(dir);
       let n = 0;
-      for (const { script, file, stem } of fresh) {
+      for (const { script, file } of fresh) {
         const tmp = `${file}.${process.pid}.${(n += 1)}.tmp`;
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
         renameSync(tmp, file);
-        // Caches of this bundle file's earlier builds go.
-        for (const name of existing) {
-          if (name.startsWith(stem) && name.endsWith('.bin') && join(dir, name) !== file)
-            rmSync(join(dir, name), { force: true });
-        }
+      }
+      // Caches of bundle files that are gone or were rebuilt since (chunk names change with
+      // their content, so each build would otherwise leave its caches behind).
+      for (const name of readdirSync(dir)) {
+        if (!name.endsWith('.bin')) continue;
+        const path = join(root, name.slice(0, name.lastIndexOf('@')).split('~').join(sep));
+        if (cacheName(root, path) !== name) rmSync(join(dir, name), { force: true });
       }
     } catch {
       // a read-only or full disk: the next run compiles again
     }
   });
+}
+
+/**
+ * A bundle file's cache name: its path under the bundle (`/` as `~`), size and modification
+ * time, so a rebuilt file never meets the cache of its earlier build; undefined when it is gone.
+ */
+function cacheName(root: string, filename: string): string | undefined {
+  try {
+    const stat = statSync(filename);
+    return `${relative(root, filename).split(sep).join('~')}@${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** CommonJS's module wrapper, on the source's first line so line numbers stay true. */

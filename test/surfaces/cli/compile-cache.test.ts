@@ -5,7 +5,7 @@
  * a word. On Node 20 the files are this module's own (one per bundle file); on Node 22+ they
  * are Node's (`module.enableCompileCache`), so file names are checked on Node 20 only.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,22 @@ describe('the code cache of the bundled CLI', () => {
       const rewritten = files.filter((f) => f.endsWith('.bin') && readFileSync(join(dir, f))[0] !== 0x5a);
       expect(rewritten.length).toBeGreaterThan(5);
     }
+  });
+
+  it.runIf(ownCache)('a run that writes drops the caches of bundle files gone or rebuilt', async () => {
+    const dir = join(box.env.ZOT_CACHE_DIR!, 'v8');
+    await runZot(['read', KEY, '--json'], { env: box.env });
+    const [version] = readdirSync(dir);
+    const folder = join(dir, version!);
+    const kept = cacheFiles(folder);
+    const getItem = kept.find((f) => f.startsWith('tools~items~read~get-item.js@'))!;
+    // A chunk of an earlier build, and the read tool's module as an earlier build had it.
+    writeFileSync(join(folder, 'chunks~gone-AbCd1234.js@100-1700000000000.bin'), 'x');
+    writeFileSync(join(folder, 'tools~items~read~get-item.js@1-1700000000000.bin'), 'x');
+    // One cache missing, so the next run compiles that file and writes.
+    rmSync(join(folder, getItem));
+    await runZot(['read', KEY, '--json'], { env: box.env });
+    expect(cacheFiles(folder)).toEqual(kept);
   });
 
   it('ZOTEUS_COMPILE_CACHE=off writes none, and a cache folder that cannot be made costs nothing but time', async () => {

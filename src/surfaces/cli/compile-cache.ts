@@ -11,7 +11,8 @@
  *   without it get their cache written (atomically: parallel `zot` processes are the rule
  *   with agents). V8 checks that cached data fits the source and the V8 build,
  *   and compiles from scratch when it does not; a cache file is named after the bundle file's
- *   path, size and modification time, so a rebuilt bundle never meets an old cache.
+ *   path, size and modification time, so a rebuilt bundle never meets an old cache, in a
+ *   folder of its Node build and of the bundle's place on disk.
  *
  * The cache lives in `$ZOT_CACHE_DIR/v8` (the platform cache folder by default), made 0700,
  * and is used only while no one else may write to it; `ZOTEUS_COMPILE_CACHE=off` turns it off.
@@ -65,7 +66,10 @@ export function installCompileCache(root: string, env: Env): void {
     }
     return;
   }
-  hookCompile(resolve(root), join(dir, `${process.version}-${process.arch}`));
+  const bundle = resolve(root);
+  // One folder per Node build and per installed bundle: two installs (two checkouts, say) have
+  // the same file names, and each would take the other's caches for stale ones.
+  hookCompile(bundle, join(dir, `${process.version}-${process.arch}`, pathHash(bundle)));
 }
 
 /**
@@ -146,6 +150,16 @@ function cacheName(root: string, filename: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** 32-bit FNV-1a of a path, in hex: a folder name, not a secret (node:crypto costs 6 ms). */
+function pathHash(path: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < path.length; i += 1) {
+    h ^= path.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 /** CommonJS's module wrapper, on the source's first line so line numbers stay true. */

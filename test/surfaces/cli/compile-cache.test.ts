@@ -57,7 +57,11 @@ describe('the code cache of the bundled CLI', () => {
         true,
       );
       expect(written.some((f) => f.includes('tools~index.js@'))).toBe(false);
-      expect(written.every((f) => f.startsWith(`${process.version}-${process.arch}/`))).toBe(true);
+      // One folder per Node build and per installed bundle.
+      expect(new Set(written.map((f) => f.split('/').slice(0, 2).join('/')))).toEqual(
+        new Set([`${process.version}-${process.arch}/${written[0]!.split('/')[1]}`]),
+      );
+      expect(written[0]!.split('/')[1]).toMatch(/^[0-9a-f]{8}$/);
       expect(statSync(join(dir, written[0]!)).mode & 0o777).toBe(0o600);
     }
     const mtimes = written.map((f) => statSync(join(dir, f)).mtimeMs);
@@ -89,7 +93,8 @@ describe('the code cache of the bundled CLI', () => {
     const dir = join(box.env.ZOT_CACHE_DIR!, 'v8');
     await runZot(['read', KEY, '--json'], { env: box.env });
     const [version] = readdirSync(dir);
-    const folder = join(dir, version!);
+    const [bundle] = readdirSync(join(dir, version!));
+    const folder = join(dir, version!, bundle!);
     const kept = cacheFiles(folder);
     const getItem = kept.find((f) => f.startsWith('tools~items~read~get-item.js@'))!;
     // A chunk of an earlier build, and the read tool's module as an earlier build had it.

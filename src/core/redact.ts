@@ -21,6 +21,13 @@ const MAY_HOLD_SECRET = /zotero-api-key|authorization|bearer|[?&](?:key|api_key|
 
 export interface Redactor {
   (text: string): string;
+  /**
+   * False only when nothing in `text` can be changed: no configured secret in it and nothing a
+   * pattern needs. Holds for the JSON text of a value too, for every string inside it (JSON
+   * escapes none of the characters a key or a pattern's words are made of; a secret that has
+   * such characters makes this always true).
+   */
+  mayChange(text: string): boolean;
   /** The same redactor, also removing these extra secrets. */
   with(secrets: Iterable<string | undefined>): Redactor;
 }
@@ -36,8 +43,21 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
     for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, `$1${REDACTED}`);
     return out;
   }) as Redactor;
+  const escapable = known.some((secret) => /[^\w.~+/=-]/.test(secret));
+  redact.mayChange = (text) =>
+    escapable || known.some((secret) => text.includes(secret)) || MAY_HOLD_SECRET.test(text);
   redact.with = (more) => createRedactor([...known, ...more]);
   return redact;
+}
+
+/**
+ * The JSON text of a value with every string redacted. Serialized once; walked string by
+ * string (redactValue) only when the text shows something a secret or a pattern could match,
+ * which an answer rarely does: the walk cost a `zot search` answer of 25 items 4 ms.
+ */
+export function redactedJson(value: unknown, redact: Redactor): string {
+  const text = JSON.stringify(value);
+  return redact.mayChange(text) ? JSON.stringify(redactValue(value, redact)) : text;
 }
 
 /** Deep-redacts every string of a JSON-like value. */

@@ -1,6 +1,6 @@
 /** The redactor every text leaving the process passes through: known secrets and key-shaped forms. */
 import { describe, expect, it } from 'vitest';
-import { createRedactor, redactValue, REDACTED } from '../../src/core/redact.js';
+import { createRedactor, redactedJson, redactValue, REDACTED } from '../../src/core/redact.js';
 
 const KEY = 'AbCdEfGhIjKlMnOpQrStUvWx';
 
@@ -43,5 +43,38 @@ describe('redactValue', () => {
       a: [`k=${REDACTED}`, 3, null, true],
       b: { c: `Bearer ${REDACTED}`, d: 'plain' },
     });
+  });
+});
+
+describe('redactedJson', () => {
+  const values: unknown[] = [
+    { ok: true, data: { items: [{ title: 'Sea-level rise', url: 'https://x.org/?a=1&b=2' }], n: 3 } },
+    { data: { note: `see ${KEY} here`, tags: ['a', { tag: `x${KEY}y` }] } },
+    { data: { log: 'GET /items?key=SECRETKEY123 200', auth: 'authorization: Bearer tok_1234567890' } },
+    // A token after a newline: the JSON text holds "\n", the string a real newline.
+    { data: { text: 'Bearer\nabcdefghijklmnopq' } },
+    { data: { 'zotero-api-key': 'a field named like a header', v: null, w: [1, 2.5, false] } },
+  ];
+
+  it('is the JSON of the redacted value, whatever the value holds', () => {
+    const redact = createRedactor([KEY]);
+    for (const value of values) {
+      expect(redactedJson(value, redact)).toBe(JSON.stringify(redactValue(value, redact)));
+    }
+    expect(redactedJson(values[1], redact)).not.toContain(KEY);
+  });
+
+  it('finds a secret JSON would escape', () => {
+    const odd = 'sec"ret\\value-123';
+    const redact = createRedactor([odd]);
+    const out = redactedJson({ data: { s: `x ${odd} y` } }, redact);
+    expect(out).toBe(JSON.stringify({ data: { s: `x ${REDACTED} y` } }));
+  });
+
+  it('leaves text with nothing to redact as JSON.stringify writes it', () => {
+    const redact = createRedactor([KEY]);
+    expect(redact.mayChange(JSON.stringify(values[0]))).toBe(false);
+    expect(redact.mayChange(JSON.stringify(values[1]))).toBe(true);
+    expect(redactedJson(values[0], redact)).toBe(JSON.stringify(values[0]));
   });
 });

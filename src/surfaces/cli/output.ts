@@ -3,7 +3,7 @@
  * `Error:`/`Hint:` on stderr in table mode. Everything is redacted on the way out.
  */
 import type { ZoteusError } from '../../core/errors.js';
-import { redactValue, type Redactor } from '../../core/redact.js';
+import { redactedJson, redactValue, type Redactor } from '../../core/redact.js';
 import type { CliIO, Format } from './io.js';
 import { ansiStyle, plainStyle, renderObject, renderRows } from './table.js';
 
@@ -30,7 +30,7 @@ export function createWriter(io: CliIO, format: Format, redact: Redactor, colour
   return {
     format,
     envelope(envelope) {
-      return out(`${JSON.stringify(redactValue(envelope, redact))}\n`);
+      return out(`${redactedJson(envelope, redact)}\n`);
     },
     table(data, rowsField, summary) {
       const clean = redactValue(data, redact);
@@ -46,7 +46,7 @@ export function createWriter(io: CliIO, format: Format, redact: Redactor, colour
       return out(text);
     },
     error(error, envelope) {
-      if (format === 'json') return out(`${JSON.stringify(redactValue(envelope, redact))}\n`);
+      if (format === 'json') return out(`${redactedJson(envelope, redact)}\n`);
       io.stderr.write(`Error: ${redact(error.message)}\n`);
       if (error.hint) io.stderr.write(`Hint: ${redact(error.hint)}\n`);
       return '';

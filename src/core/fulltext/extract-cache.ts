@@ -14,19 +14,9 @@
  *   the entry's mtime, so "oldest" means least recently used.
  * - Best effort: an unwritable cache directory never fails a read (a debug log line says so).
  */
+// fs.promises, not node:fs/promises: it loads on first use, not with this module.
+import { promises as fsp } from 'node:fs';
 import { randomHex, sha256 } from '../node-crypto.js';
-import {
-  chmod,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  unlink,
-  utimes,
-  writeFile,
-} from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { FullDocument, Heading } from './document.js';
 import type { OutlineEntry } from './pdf.js';
@@ -117,19 +107,19 @@ export function openExtractCache(
   async function evict(): Promise<void> {
     const now = Date.now();
     const entries: Array<{ path: string; size: number; mtimeMs: number }> = [];
-    for (const name of await readdir(dir)) {
+    for (const name of await fsp.readdir(dir)) {
       const path = join(dir, name);
-      const st = await stat(path).catch(() => undefined);
+      const st = await fsp.stat(path).catch(() => undefined);
       if (!st?.isFile()) continue;
       if (name.endsWith('.tmp')) {
-        if (now - st.mtimeMs > STALE_TMP_MS) await unlink(path).catch(() => {});
+        if (now - st.mtimeMs > STALE_TMP_MS) await fsp.unlink(path).catch(() => {});
       } else if (name.endsWith('.json')) entries.push({ path, size: st.size, mtimeMs: st.mtimeMs });
     }
     let total = entries.reduce((sum, e) => sum + e.size, 0);
     entries.sort((a, b) => a.mtimeMs - b.mtimeMs);
     for (const e of entries) {
       if (total <= maxBytes) break;
-      await unlink(e.path).catch(() => {});
+      await fsp.unlink(e.path).catch(() => {});
       total -= e.size;
     }
   }
@@ -140,14 +130,14 @@ export function openExtractCache(
       const path = join(dir, entryName(file));
       let entry: Entry;
       try {
-        const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+        const parsed: unknown = JSON.parse(await fsp.readFile(path, 'utf8'));
         if (!isEntry(parsed, file)) return undefined;
         entry = parsed;
       } catch {
         return undefined; // no entry, or an unreadable one: extract again (and rewrite it)
       }
       const now = new Date();
-      await utimes(path, now, now).catch(() => {});
+      await fsp.utimes(path, now, now).catch(() => {});
       const { source, doc, outline } = entry;
       return outline ? { source, doc, outline } : { source, doc };
     },
@@ -172,13 +162,13 @@ export function openExtractCache(
         const body = JSON.stringify(entry);
         // One entry larger than the whole bound would evict everything else and then itself.
         if (Buffer.byteLength(body) > maxBytes) return;
-        await mkdir(dir, { recursive: true, mode: 0o700 });
-        await chmod(dir, 0o700);
-        await writeFile(tmp, body, { mode: 0o600 });
-        await rename(tmp, path);
+        await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+        await fsp.chmod(dir, 0o700);
+        await fsp.writeFile(tmp, body, { mode: 0o600 });
+        await fsp.rename(tmp, path);
         await evict();
       } catch (error) {
-        await rm(tmp, { force: true }).catch(() => {});
+        await fsp.rm(tmp, { force: true }).catch(() => {});
         log(`Could not write the full-text cache: ${(error as Error).message}`);
       }
     },

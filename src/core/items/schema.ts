@@ -14,8 +14,8 @@
  * bundled copy or the disk copy, never the network.
  */
 import { randomHex, sha256 } from '../node-crypto.js';
-import { readFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: it loads on first use, not with this module.
+import { readFileSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { packageRoot } from '../package-root.js';
@@ -186,11 +186,11 @@ async function writeCacheFile(
   const path = schemaCachePath(config);
   const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
-    await mkdir(join(config.cacheDir, 'zotero-schema'), { recursive: true, mode: 0o700 });
-    await writeFile(tmp, JSON.stringify(file), { mode: 0o600 });
-    await rename(tmp, path);
+    await fsp.mkdir(join(config.cacheDir, 'zotero-schema'), { recursive: true, mode: 0o700 });
+    await fsp.writeFile(tmp, JSON.stringify(file), { mode: 0o600 });
+    await fsp.rename(tmp, path);
   } catch (error) {
-    await rm(tmp, { force: true }).catch(() => {});
+    await fsp.rm(tmp, { force: true }).catch(() => {});
     log(`Could not write the schema cache: ${(error as Error).message}`);
   }
 }

@@ -11,8 +11,9 @@
  * Only a successful check is remembered. A refused key (`auth_invalid`) drops both entries,
  * so the next call asks the server again.
  */
+// fs.promises, not node:fs/promises: it loads on first use, not with this module.
+import { promises as fsp } from 'node:fs';
 import { randomHex, sha256 } from '../node-crypto.js';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
@@ -125,7 +126,7 @@ async function readDisk(
   apiKey: string,
 ): Promise<{ info: KeyInfo; checkedAt: number } | undefined> {
   try {
-    return parseKeyCacheFile(await readFile(keyCachePath(deps.config, apiKey), 'utf8'), deps.clock.now());
+    return parseKeyCacheFile(await fsp.readFile(keyCachePath(deps.config, apiKey), 'utf8'), deps.clock.now());
   } catch {
     return undefined; // no file, or unreadable: ask the server
   }
@@ -136,8 +137,8 @@ async function writeDisk(deps: Deps, apiKey: string, info: KeyInfo, checkedAt: n
   const dir = join(deps.config.cacheDir, 'keys');
   const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await chmod(dir, 0o700);
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fsp.chmod(dir, 0o700);
     const body = {
       checkedAt,
       userID: info.userID,
@@ -145,18 +146,18 @@ async function writeDisk(deps: Deps, apiKey: string, info: KeyInfo, checkedAt: n
       displayName: info.displayName,
       access: info.access,
     };
-    await writeFile(tmp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
+    await fsp.writeFile(tmp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
     // Rename is atomic: a concurrent reader sees the old file or the new one, never half of one.
-    await rename(tmp, path);
+    await fsp.rename(tmp, path);
   } catch (error) {
-    await rm(tmp, { force: true }).catch(() => {});
+    await fsp.rm(tmp, { force: true }).catch(() => {});
     // The cache only saves a request; a read-only cache directory must not fail the command.
     deps.log.debug(`Could not write the key cache: ${(error as Error).message}`);
   }
 }
 
 async function dropDisk(deps: Deps, apiKey: string): Promise<void> {
-  await rm(keyCachePath(deps.config, apiKey), { force: true }).catch(() => {});
+  await fsp.rm(keyCachePath(deps.config, apiKey), { force: true }).catch(() => {});
 }
 
 /**

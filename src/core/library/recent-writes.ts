@@ -5,8 +5,8 @@
  * is older, the router keeps reads of it on the Web API.
  */
 import { randomHex } from '../node-crypto.js';
-import { readFileSync } from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: it loads on first use, not with this module.
+import { readFileSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { Deps } from '../tool.js';
 
@@ -78,7 +78,7 @@ async function persistWrite(deps: Deps, library: string, write: RecentWrite): Pr
   try {
     let existing: RecentWritesFile['writes'] = [];
     try {
-      existing = parseRecentWrites(await readFile(path, 'utf8'));
+      existing = parseRecentWrites(await fsp.readFile(path, 'utf8'));
     } catch {
       // no file yet
     }
@@ -86,12 +86,12 @@ async function persistWrite(deps: Deps, library: string, write: RecentWrite): Pr
     const api = deps.config.apiUrl;
     const writes = existing.filter((w) => fresh(w.at, now) && !(w.api === api && w.library === library));
     writes.push({ api, library, version: write.version, at: write.at });
-    await mkdir(deps.config.cacheDir, { recursive: true, mode: 0o700 });
-    await chmod(deps.config.cacheDir, 0o700);
-    await writeFile(tmp, `${JSON.stringify({ writes })}\n`, { mode: 0o600 });
-    await rename(tmp, path);
+    await fsp.mkdir(deps.config.cacheDir, { recursive: true, mode: 0o700 });
+    await fsp.chmod(deps.config.cacheDir, 0o700);
+    await fsp.writeFile(tmp, `${JSON.stringify({ writes })}\n`, { mode: 0o600 });
+    await fsp.rename(tmp, path);
   } catch (error) {
-    await rm(tmp, { force: true }).catch(() => {});
+    await fsp.rm(tmp, { force: true }).catch(() => {});
     // Only routing depends on it: a read-only cache directory must not fail the write.
     deps.log.debug(`Could not record the write in ${path}: ${(error as Error).message}`);
   }

@@ -7,8 +7,9 @@
  * With no index yet, a large enough library gets one built in the background by a detached
  * `zot index build`, so the next searches are fast; the caller says so.
  */
-import { spawn } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
 import type { IndexFeed } from './feed.js';
@@ -21,6 +22,9 @@ import {
   type IndexDb,
 } from './store.js';
 import { updateIndex } from './update.js';
+
+// node:child_process (with dgram and net: about 5 ms) loads only for a background build.
+const requireBuiltin = createRequire(import.meta.url);
 
 export type FreshIndex =
   | { db: IndexDb; state: 'fresh' | 'updated'; path: string }
@@ -82,7 +86,11 @@ export function startBackgroundBuild(
   const argv = [zot, 'index', 'build', '--json', '--no-interaction'];
   if (args.library_type !== undefined) argv.push('--library-type', args.library_type);
   if (args.library_id !== undefined) argv.push('--library-id', String(args.library_id));
-  const child = spawn(process.execPath, argv, { detached: true, stdio: 'ignore', env: { ...env } });
+  const child = (requireBuiltin('node:child_process') as typeof ChildProcess).spawn(process.execPath, argv, {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...env },
+  });
   child.unref();
   return true;
 }

@@ -1,5 +1,6 @@
 /** Options that name a file (or `-` for stdin) whose content fills an input field. */
-import { readFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: it loads on first use, not with this module.
+import { promises as fsp } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ZoteusError } from '../../core/errors.js';
 import type { Param } from './params.js';
@@ -31,7 +32,7 @@ export async function resolveFileParams(
       text = await readAll(stdin);
     } else {
       try {
-        text = await readFile(value, 'utf8');
+        text = await fsp.readFile(value, 'utf8');
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         throw new ZoteusError('validation_error', `${flag}: cannot read ${value} (${code ?? 'error'}).`, {

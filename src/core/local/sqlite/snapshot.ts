@@ -11,8 +11,8 @@
  *
  * A fingerprint (size and mtime of the database and of its WAL) tells when to re-read.
  */
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: it loads on first use, not with this module.
+import { chmodSync, mkdtempSync, rmSync, statSync, promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ZoteusError } from '../../errors.js';
@@ -78,10 +78,10 @@ export async function takeSnapshot(source: string, tmpRoot: string = tmpdir()): 
     try {
       chmodSync(dir, 0o700);
       const path = join(dir, 'zotero.sqlite');
-      await copyFile(source, path);
+      await fsp.copyFile(source, path);
       if (!before.endsWith('|-')) {
         try {
-          await copyFile(`${source}-wal`, `${path}-wal`);
+          await fsp.copyFile(`${source}-wal`, `${path}-wal`);
         } catch (error) {
           // The WAL went away between the stat and the copy (Zotero closed): try again.
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -3,12 +3,12 @@
  * and most commands (every read) never hash anything nor draw random bytes.
  */
 import type * as NodeCrypto from 'node:crypto';
-import { createRequire } from 'node:module';
+import { builtin } from './builtin.js';
 
 let loaded: typeof NodeCrypto | undefined;
 
 function nodeCrypto(): typeof NodeCrypto {
-  return (loaded ??= createRequire(import.meta.url)('node:crypto') as typeof NodeCrypto);
+  return (loaded ??= builtin<typeof NodeCrypto>('node:crypto'));
 }
 
 /** A SHA-256 hash to feed with `update()`. */

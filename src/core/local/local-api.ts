@@ -12,16 +12,14 @@
  * The base URL comes from `ZOTEUS_LOCAL_API_URL` (default `http://127.0.0.1:23119/api`), read
  * and validated here until `config.ts` carries it.
  */
-import { createRequire } from 'node:module';
 import type * as NodeHttp from 'node:http';
 import type * as NodeNet from 'node:net';
+import { builtin } from '../builtin.js';
 import { parseApiUrl } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
 import type { Deps } from '../tool.js';
 import { createZoteroClient, type FetchLike, type ZoteroClient } from '../zotero/index.js';
-
-const requireBuiltin = createRequire(import.meta.url);
 
 export const LOCAL_API_URL_VAR = 'ZOTEUS_LOCAL_API_URL';
 export const DEFAULT_LOCAL_API_URL = 'http://127.0.0.1:23119/api';
@@ -106,11 +104,7 @@ async function probeGet(
   const deadline = Date.now() + timeoutMs;
   await acceptsConnections(target, timeoutMs);
   const left = Math.max(1, deadline - Date.now());
-  // require(), not import(): in the CommonJS bundle an import() would start Node's ES module
-  // loader just for this, and keep the code cache from the module (surfaces/cli/compile-cache.ts).
-  const { request } = (
-    target.protocol === 'https:' ? requireBuiltin('node:https') : requireBuiltin('node:http')
-  ) as typeof NodeHttp;
+  const { request } = builtin<typeof NodeHttp>(target.protocol === 'https:' ? 'node:https' : 'node:http');
   return new Promise<ProbeAnswer>((resolve, reject) => {
     const req = request(target, { method: 'GET', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -155,7 +149,7 @@ function timeoutError(timeoutMs: number): Error {
  * `zot` process about 3 ms more.
  */
 function acceptsConnections(target: URL, timeoutMs: number): Promise<void> {
-  const { connect } = requireBuiltin('node:net') as typeof NodeNet;
+  const { connect } = builtin<typeof NodeNet>('node:net');
   const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve, reject) => {

@@ -9,8 +9,8 @@
  */
 import type * as ChildProcess from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { builtin } from '../builtin.js';
 import { packageRoot } from '../package-root.js';
 import type { IndexFeed } from './feed.js';
 import {
@@ -22,9 +22,6 @@ import {
   type IndexDb,
 } from './store.js';
 import { updateIndex } from './update.js';
-
-// node:child_process (with dgram and net: about 5 ms) loads only for a background build.
-const requireBuiltin = createRequire(import.meta.url);
 
 export type FreshIndex =
   | { db: IndexDb; state: 'fresh' | 'updated'; path: string }
@@ -86,7 +83,8 @@ export function startBackgroundBuild(
   const argv = [zot, 'index', 'build', '--json', '--no-interaction'];
   if (args.library_type !== undefined) argv.push('--library-type', args.library_type);
   if (args.library_id !== undefined) argv.push('--library-id', String(args.library_id));
-  const child = (requireBuiltin('node:child_process') as typeof ChildProcess).spawn(process.execPath, argv, {
+  // node:child_process (with dgram and net: about 5 ms) loads only for a background build.
+  const child = builtin<typeof ChildProcess>('node:child_process').spawn(process.execPath, argv, {
     detached: true,
     stdio: 'ignore',
     env: { ...env },

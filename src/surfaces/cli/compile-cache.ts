@@ -24,6 +24,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
 import { platformCacheDir, type Env } from '../../core/paths.js';
 
+/** A temporary file this old belongs to no write still running. */
+const STALE_TMP_MS = 10 * 60_000;
+
 interface CompilingModule {
   exports: unknown;
   require(id: string): unknown;
@@ -128,7 +131,14 @@ function hookCompile(root: string, dir: string): void {
       }
       // Caches of bundle files that are gone or were rebuilt since (chunk names change with
       // their content, so each build would otherwise leave its caches behind).
+      // So are the temporary files of writes that never finished (a process killed mid-write).
+      const now = Date.now();
       for (const name of readdirSync(dir)) {
+        if (name.endsWith('.tmp')) {
+          if (now - statSync(join(dir, name)).mtimeMs > STALE_TMP_MS)
+            rmSync(join(dir, name), { force: true });
+          continue;
+        }
         if (!name.endsWith('.bin')) continue;
         const path = join(root, name.slice(0, name.lastIndexOf('@')).split('~').join(sep));
         if (cacheName(root, path) !== name) rmSync(join(dir, name), { force: true });

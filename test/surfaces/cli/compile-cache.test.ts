@@ -5,7 +5,16 @@
  * a word. On Node 20 the files are this module's own (one per bundle file); on Node 22+ they
  * are Node's (`module.enableCompileCache`), so file names are checked on Node 20 only.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -89,22 +98,31 @@ describe('the code cache of the bundled CLI', () => {
     }
   });
 
-  it.runIf(ownCache)('a run that writes drops the caches of bundle files gone or rebuilt', async () => {
-    const dir = join(box.env.ZOT_CACHE_DIR!, 'v8');
-    await runZot(['read', KEY, '--json'], { env: box.env });
-    const [version] = readdirSync(dir);
-    const [bundle] = readdirSync(join(dir, version!));
-    const folder = join(dir, version!, bundle!);
-    const kept = cacheFiles(folder);
-    const getItem = kept.find((f) => f.startsWith('tools~items~read~get-item.js@'))!;
-    // A chunk of an earlier build, and the read tool's module as an earlier build had it.
-    writeFileSync(join(folder, 'chunks~gone-AbCd1234.js@100-1700000000000.bin'), 'x');
-    writeFileSync(join(folder, 'tools~items~read~get-item.js@1-1700000000000.bin'), 'x');
-    // One cache missing, so the next run compiles that file and writes.
-    rmSync(join(folder, getItem));
-    await runZot(['read', KEY, '--json'], { env: box.env });
-    expect(cacheFiles(folder)).toEqual(kept);
-  });
+  it.runIf(ownCache)(
+    'a run that writes drops the caches of bundle files gone or rebuilt, and stale temporary files',
+    async () => {
+      const dir = join(box.env.ZOT_CACHE_DIR!, 'v8');
+      await runZot(['read', KEY, '--json'], { env: box.env });
+      const [version] = readdirSync(dir);
+      const [bundle] = readdirSync(join(dir, version!));
+      const folder = join(dir, version!, bundle!);
+      const kept = cacheFiles(folder);
+      const getItem = kept.find((f) => f.startsWith('tools~items~read~get-item.js@'))!;
+      // A chunk of an earlier build, and the read tool's module as an earlier build had it.
+      writeFileSync(join(folder, 'chunks~gone-AbCd1234.js@100-1700000000000.bin'), 'x');
+      writeFileSync(join(folder, 'tools~items~read~get-item.js@1-1700000000000.bin'), 'x');
+      // A write that never finished, an hour ago, and one that may still be running.
+      const old = join(folder, `${getItem}.4242.1.tmp`);
+      writeFileSync(old, 'x');
+      utimesSync(old, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+      const running = join(folder, `${getItem}.4243.1.tmp`);
+      writeFileSync(running, 'x');
+      // One cache missing, so the next run compiles that file and writes.
+      rmSync(join(folder, getItem));
+      await runZot(['read', KEY, '--json'], { env: box.env });
+      expect(cacheFiles(folder)).toEqual([...kept, `${getItem}.4243.1.tmp`].sort());
+    },
+  );
 
   it('ZOTEUS_COMPILE_CACHE=off writes none, and a cache folder that cannot be made costs nothing but time', async () => {
     const off = await runZot(['read', KEY, '--json'], { env: { ...box.env, ZOTEUS_COMPILE_CACHE: 'off' } });

@@ -49,6 +49,14 @@ export function compareNames(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * The order collection listings show: by name (compareNames), then by key, a total order so
+ * that pages never overlap or skip. zotero.sqlite's reader returns its rows in it too.
+ */
+export function byNameThenKey(a: { name: string; key: string }, b: { name: string; key: string }): number {
+  return compareNames(a.name, b.name) || byCodeUnit(a.key, b.key);
+}
+
 function slowCompare(a: string, b: string): number {
   collator ??= new Intl.Collator('en', { sensitivity: 'accent' });
   return collator.compare(a, b);

@@ -4,7 +4,7 @@
  * prefixes, case twins and equal names are frequent) with and without non-ASCII letters.
  */
 import { describe, expect, it } from 'vitest';
-import { byCodeUnit, compareNames } from '../../src/core/text-order.js';
+import { byCodeUnit, byNameThenKey, compareNames } from '../../src/core/text-order.js';
 import { createRng } from '../../src/core/local/fixture/random.js';
 
 const collator = new Intl.Collator('en', { sensitivity: 'accent' });
@@ -74,5 +74,16 @@ describe('byCodeUnit', () => {
       'b',
     ]);
     expect(byCodeUnit('X', 'X')).toBe(0);
+  });
+});
+
+describe('byNameThenKey', () => {
+  it('orders by name as compareNames does, names equal but for case by key', () => {
+    const rows = [
+      { name: 'sea level', key: 'BBBB2222' },
+      { name: 'Attribution', key: 'ZZZZ9999' },
+      { name: 'Sea Level', key: 'AAAA2222' },
+    ];
+    expect([...rows].sort(byNameThenKey).map((r) => r.key)).toEqual(['ZZZZ9999', 'AAAA2222', 'BBBB2222']);
   });
 });

@@ -19,7 +19,6 @@ import {
 } from './collections/write.js';
 
 export {
-  compareRows,
   listCollections,
   pageRows,
   readCollections,

@@ -95,7 +95,6 @@ function hookCompile(root: string, dir: string): void {
   const proto = (Module as unknown as { prototype: CompilingModule }).prototype;
   const original = proto._compile;
   const fresh: Array<{ script: Script; file: string }> = [];
-  let written = false;
 
   proto._compile = function (this: CompilingModule, content: string, filename: string, ...rest: unknown[]) {
     // A file with an import() (of an ES-module package: pdf.js, or a built-in) is compiled by
@@ -119,8 +118,7 @@ function hookCompile(root: string, dir: string): void {
 
   // After the command: its lazily compiled functions are in the cache too.
   process.once('exit', () => {
-    if (written || fresh.length === 0) return;
-    written = true;
+    if (fresh.length === 0) return;
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       let n = 0;

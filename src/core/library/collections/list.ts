@@ -10,7 +10,7 @@
  * Writers read the collections of the library they write to on the Web API (`readCollections`).
  */
 import type { Deps } from '../../tool.js';
-import { byCodeUnit, compareNames } from '../../text-order.js';
+import { byNameThenKey } from '../../text-order.js';
 import type { CallContext, IncompleteReason, ListResult } from '../../zotero/index.js';
 import type { LibraryArgs } from '../address.js';
 import type { LibraryRoute } from '../router.js';
@@ -75,14 +75,6 @@ export function toRow(object: unknown): CollectionRow | undefined {
     parentCollection: typeof parent === 'string' && parent !== '' ? parent : false,
     ...(typeof numItems === 'number' && Number.isFinite(numItems) ? { numItems } : {}),
   };
-}
-
-/**
- * By name (case-insensitive, accents still counting, the same on every machine), then by key:
- * a total order, so pages never overlap or skip.
- */
-export function compareRows(a: CollectionRow, b: CollectionRow): number {
-  return compareNames(a.name, b.name) || byCodeUnit(a.key, b.key);
 }
 
 function fold(text: string): string {
@@ -150,7 +142,7 @@ export async function readCollections(
     const row = toRow(object);
     if (row) rows.push(row);
   }
-  rows.sort(compareRows);
+  rows.sort(byNameThenKey);
   return listing.complete
     ? { lib, rows, listing }
     : { lib, rows, listing, message: incompleteMessage(listing, max) };
@@ -192,7 +184,7 @@ export async function readCollectionRows(
     const row = toRow(object);
     if (row) rows.push(row);
   }
-  rows.sort(compareRows);
+  rows.sort(byNameThenKey);
   const out: RoutedCollections = {
     route,
     rows,

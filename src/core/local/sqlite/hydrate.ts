@@ -459,9 +459,8 @@ export function collectionRows(ctx: DbContext, libraryID: number, keys?: readonl
     parentKey: null,
     deleted,
   }));
-  const keyOf = new Map(rows.map((r) => [r.collectionID, r.key]));
-  for (const r of rows) if (r.parentID !== null) r.parentKey = keyOf.get(r.parentID) ?? null;
   const byId = new Map(rows.map((r) => [r.collectionID, r]));
+  for (const r of rows) if (r.parentID !== null) r.parentKey = byId.get(r.parentID)?.key ?? null;
   const trashed = (r: CollectionRow, depth = 0): boolean => {
     if (r.deleted) return true;
     if (r.parentID === null || depth > 1000) return false;
@@ -552,7 +551,7 @@ function libraryMemberCounts(ctx: DbContext, libraryID: number): Map<number, num
   return lessTrashed(counted, trashed);
 }
 
-/** The same for a few collections (`ids`, as JSON): only their memberships are read. */
+/** The same for a list of collections (`ids`, as JSON): only their memberships are read. */
 function memberCountsOf(ctx: DbContext, ids: string): Map<number, number> {
   const counted = ctx
     .stmt(

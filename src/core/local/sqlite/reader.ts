@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ZoteusError } from '../../errors.js';
 import { loadDatabaseClass } from '../../sqlite-driver.js';
-import { byCodeUnit, compareNames } from '../../text-order.js';
+import { byNameThenKey } from '../../text-order.js';
 import {
   collectionJson,
   collectionRows,
@@ -585,9 +585,9 @@ class Reader implements ZoteroSqliteReader {
           throw new ZoteusError('not_found', `No collection ${options.parentKey} in this library.`);
         rows = rows.filter((r) => r.parentID === parent.collectionID);
       }
-      // The order the collection tools show (name, then key): the rows come from SQLite already
-      // close to it, so this sort and theirs walk a nearly sorted list.
-      rows.sort((a, b) => compareNames(a.name, b.name) || byCodeUnit(a.key, b.key));
+      // The order the collection tools show: the rows come from SQLite already close to it, so
+      // this sort and theirs walk a nearly sorted list.
+      rows.sort(byNameThenKey);
       return collectionJson(conn.ctx, libraryID, rows, all, { counts: options.counts !== false });
     });
   }

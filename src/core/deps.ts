@@ -5,6 +5,7 @@
 import type { Config } from './config.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import type { Clock, Deps, Logger, ProgressEvent, ServiceRegistry } from './tool.js';
+import { freshWriteIds, type WriteIds } from './writes/ids.js';
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -45,6 +46,8 @@ export interface DepsOptions {
   progress?: (event: ProgressEvent) => void;
   services?: ServiceRegistry;
   debug?: boolean;
+  /** The request's create ids (from its idempotency record); fresh ones otherwise. */
+  writeIds?: WriteIds;
 }
 
 export function createDeps(options: DepsOptions): Deps {
@@ -66,5 +69,6 @@ export function createDeps(options: DepsOptions): Deps {
     surface: options.surface,
     version: options.version,
     services: options.services ?? createServiceRegistry(),
+    writeIds: options.writeIds ?? freshWriteIds(),
   };
 }

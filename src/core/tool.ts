@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { Config } from './config.js';
 import type { Redactor } from './redact.js';
+import type { WriteIds } from './writes/ids.js';
 
 export type Tier = 'read' | 'write' | 'destructive';
 
@@ -71,6 +72,11 @@ export interface Deps {
   version: string;
   /** Lazily created, shared services (Zotero client, stores); created on first use. */
   services: ServiceRegistry;
+  /**
+   * The keys and write tokens of this logical request's creates: from the idempotency record
+   * when the call has a key (so a retry sends the same ones), else fresh for the call.
+   */
+  writeIds: WriteIds;
   /**
    * On a shared deployment (HTTP with several callers), the one folder this caller may
    * write files into; undefined locally, where any path the user can write works.

@@ -1,14 +1,15 @@
 /**
  * `zotero_create_items`: items given in the Web API's JSON shape, validated against Zotero's
  * schema before anything is written (one invalid item refuses the whole batch, naming every
- * problem), then written 50 per batch `POST` with a write token.
+ * problem), then written 50 per batch `POST` with client-generated keys and a write token
+ * (core/writes/create.ts), so that no retry creates an item twice.
  */
-import { toZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
-import { BATCH_SIZE, chunk, type FailedEntry } from '../zotero/index.js';
+import { createObjects } from '../writes/index.js';
+import { BATCH_SIZE, type FailedEntry } from '../zotero/index.js';
 import { onlineSchema, type ItemSchema } from './schema.js';
 import { checkedItems, unwrapItem } from './validate.js';
 
@@ -43,40 +44,29 @@ export async function createItems(deps: Deps, input: CreateInput, local: ItemSch
   const phase = 'create_items';
   if (report) deps.progress({ event: 'start', phase, done: 0, total });
   const out: CreateOutput = { created: [], failed: [] };
-  const parts = chunk(items.map((_, i) => i));
-  let done = 0;
-  for (let c = 0; c < parts.length; c++) {
-    const indexes = parts[c] as number[];
-    const body = indexes.map((i) => items[i] as Record<string, unknown>);
-    let result;
-    try {
-      result = await lib.client.writeBatch(lib.prefix, 'items', body, { call });
-    } catch (error) {
-      // The first request failing is the call's failure; a later one leaves the rest failed.
-      if (c === 0) throw error;
-      const e = toZoteusError(error);
-      for (const i of parts.slice(c).flat()) {
-        out.failed.push({ index: i, code: e.status ?? 0, message: e.message, reason: e.code });
-      }
-      break;
-    }
-    if (result.libraryVersion !== undefined)
-      out.libraryVersion = Math.max(out.libraryVersion ?? 0, result.libraryVersion);
-    for (const s of result.successful) {
-      const index = indexes[s.index] as number;
-      const item = items[index] as Record<string, unknown>;
-      const t = title(item);
-      out.created.push({
-        index,
-        key: s.key,
-        itemType: String(item.itemType),
-        ...(t !== undefined ? { title: t } : {}),
-      });
-    }
-    for (const f of result.failed) out.failed.push({ ...f, index: indexes[f.index] as number });
-    done += indexes.length;
-    if (report) deps.progress({ event: 'progress', phase, done, total });
+  // Keys follow the input index, so a retry of the same request (same idempotency key) finds
+  // what an earlier attempt created instead of creating it again.
+  const result = await createObjects(lib.client, {
+    library: lib.prefix,
+    kind: 'items',
+    objects: items as Array<Record<string, unknown>>,
+    labels: items.map((_, i) => `item/${i}`),
+    ids: deps.writeIds,
+    call,
+    progress: report ? (done) => deps.progress({ event: 'progress', phase, done, total }) : undefined,
+  });
+  if (result.libraryVersion !== undefined) out.libraryVersion = result.libraryVersion;
+  for (const s of result.successful) {
+    const item = items[s.index] as Record<string, unknown>;
+    const t = title(item);
+    out.created.push({
+      index: s.index,
+      key: s.key,
+      itemType: String(item.itemType),
+      ...(t !== undefined ? { title: t } : {}),
+    });
   }
+  out.failed.push(...result.failed);
   if (report) {
     deps.progress({
       event: 'complete',

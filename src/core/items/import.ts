@@ -18,6 +18,7 @@ import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary, type WebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
+import { createObjects } from '../writes/index.js';
 import { BATCH_SIZE, chunk, type CallContext, type ZoteroObject } from '../zotero/index.js';
 import { unique } from './common.js';
 import { cslToZotero } from './csl.js';
@@ -221,6 +222,16 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
     output.failed.push({ entry: e.entry, error: entryError(err) });
   };
   const keyOf = new Map<ImportEntry, string>();
+  // An entry's item key follows from its own text, so a retry of only the failed entries
+  // (same idempotency key) gives each the key an earlier attempt may have created it under.
+  const labelOf = new Map<ImportEntry, string>();
+  const occurrences = new Map<string, number>();
+  for (const e of entries) {
+    const base = `import/${e.entry}\0${e.raw}`;
+    const n = occurrences.get(base) ?? 0;
+    occurrences.set(base, n + 1);
+    labelOf.set(e, `${base}#${n}`);
+  }
 
   // Repeats within the input fold onto their first occurrence.
   const firstOf = new Map<string, ImportEntry>();
@@ -308,12 +319,14 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
     }
     if (writes.length > 0) {
       try {
-        const result = await lib.client.writeBatch(
-          lib.prefix,
-          'items',
-          writes.map((w) => w.item),
-          { call },
-        );
+        const result = await createObjects(lib.client, {
+          library: lib.prefix,
+          kind: 'items',
+          objects: writes.map((w) => w.item),
+          labels: writes.map((w) => labelOf.get(w.entry) as string),
+          ids: deps.writeIds,
+          call,
+        });
         noteVersion(result.libraryVersion);
         for (const s of result.successful) {
           const w = writes[s.index];

@@ -9,6 +9,7 @@ import { webClient } from '../library/keys.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { byCodeUnit } from '../text-order.js';
+import { createObjects } from '../writes/index.js';
 import type { ZoteroObject } from '../zotero/index.js';
 import { itemNotFound, unique } from './common.js';
 import { htmlToText, noteHtml, noteTitle } from './html.js';
@@ -97,7 +98,14 @@ export async function createNote(deps: Deps, input: CreateNoteInput): Promise<Cr
   const tags = unique((input.tags ?? []).map((t) => t.trim()).filter(Boolean));
   const note: Record<string, unknown> = { itemType: 'note', note: html, parentItem: input.item_key };
   if (tags.length) note.tags = tags.map((tag) => ({ tag }));
-  const result = await lib.client.writeBatch(lib.prefix, 'items', [note], { call });
+  const result = await createObjects(lib.client, {
+    library: lib.prefix,
+    kind: 'items',
+    objects: [note],
+    labels: ['note'],
+    ids: deps.writeIds,
+    call,
+  });
   const made = result.successful[0];
   if (!made) {
     const failure = result.failed[0];

@@ -8,26 +8,21 @@ import type { CreateOutput } from './create.js';
 import type { ImportInput, ImportOutput } from './import.js';
 import { entriesOf, serializeEntries } from './records.js';
 
-/** create: only the items that failed, in their original order (null when none did). */
+/**
+ * create: the whole input again, when anything failed (null when nothing did). Each item's key
+ * follows from its input index, and a retry reads the keys back first, so the items that
+ * landed are found, not sent again: only the failed ones are written.
+ */
 export function retryCreateInput<I extends { items: readonly unknown[] }>(
   input: I,
   previous: CreateOutput,
 ): I | null {
-  const indexes = [...new Set(previous.failed.map((f) => f.index))].sort((a, b) => a - b);
-  if (indexes.length === 0) return null;
-  return { ...input, items: indexes.map((i) => input.items[i]) };
+  return previous.failed.length === 0 ? null : input;
 }
 
-/** create: the retry's indexes put back at the original positions. */
+/** create: the retry covers every item, so its answer is the merged one. */
 export function mergeCreate(previous: CreateOutput, retry: CreateOutput): CreateOutput {
-  const indexes = [...new Set(previous.failed.map((f) => f.index))].sort((a, b) => a - b);
-  const back = (i: number): number => indexes[i] ?? i;
-  const merged: CreateOutput = {
-    created: [...previous.created, ...retry.created.map((c) => ({ ...c, index: back(c.index) }))].sort(
-      (a, b) => a.index - b.index,
-    ),
-    failed: retry.failed.map((f) => ({ ...f, index: back(f.index) })),
-  };
+  const merged: CreateOutput = { created: retry.created, failed: retry.failed };
   const version = retry.libraryVersion ?? previous.libraryVersion;
   if (version !== undefined) merged.libraryVersion = version;
   return merged;

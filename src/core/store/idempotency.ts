@@ -1,23 +1,36 @@
 /**
  * The idempotency store (agent-interface.md, "--idempotency-key"): SQLite at
- * `$ZOT_CACHE_DIR/idempotency.db`, records keyed by (command scope, key), 24 h TTL.
+ * `$ZOT_CACHE_DIR/idempotency.db`, records keyed by (scope, key), 24 h TTL. Both surfaces
+ * use it, each with scopes of its own (a CLI command path, an MCP tool and its caller).
  *
- * Only results that landed something are stored (success, and partial success): a failed
- * call stored nothing, so retrying it with the same key does the work, as the retry
- * guidance promises. A `pending` row is the lock that makes two concurrent processes
- * with one key safe: the second waits for the first's result, or gets a retryable
- * `conflict` when the wait runs out.
+ * A record is in one of three states:
+ * - `pending`: the logical request has no outcome yet. It holds the seed of the request's
+ *   object keys and write tokens (core/writes/ids.ts), written before anything is sent, and
+ *   is held under a lease by the process doing the work. A lease that runs out (the process
+ *   died, or gave up after a retryable failure and released it) lets the next caller take the
+ *   request over with the same seed, so it resumes the same creates instead of making new ones.
+ * - `done`: a final outcome (success, or an error that retrying cannot change), replayed byte
+ *   for byte.
+ * - `partial`: some entries landed, some failed; a retry runs only the failed entries (with
+ *   the same seed) and stores the merged outcome.
+ *
+ * The file is the user's: a damaged one is reported as such (which file, that moving it aside
+ * loses only replay records), never as a bug.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ZoteusError } from '../errors.js';
+import type BetterSqlite3 from 'better-sqlite3';
 import { loadDatabaseClass } from '../sqlite-driver.js';
+import { newWriteSeed } from '../writes/ids.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a claim holds without its owner renewing it. */
+export const LEASE_MS = 60_000;
 
 export interface StoredResult {
   exitCode: number;
-  /** The exact stdout bytes of the original invocation. */
+  /** The exact bytes the original call answered (CLI stdout, or an MCP result's JSON). */
   stdout: string;
   partial: boolean;
   /** The tool's input and output, kept so a partial result can retry only its failed entries. */
@@ -26,9 +39,14 @@ export interface StoredResult {
 }
 
 export type BeginResult =
-  { kind: 'fresh' } | { kind: 'replay'; result: StoredResult } | { kind: 'partial'; result: StoredResult };
+  /** Do the work with this seed; `resumed` when an earlier attempt may already have written. */
+  | { kind: 'run'; seed: string; resumed: boolean }
+  /** Retry the failed entries of this partial result, with the request's seed. */
+  | { kind: 'partial'; seed: string; result: StoredResult }
+  | { kind: 'replay'; result: StoredResult };
 
 export interface IdempotencyStore {
+  readonly path: string;
   /** Claims (scope, key) for this process, or returns the stored result to replay. */
   begin(
     scope: string,
@@ -36,28 +54,33 @@ export interface IdempotencyStore {
     argsHash: string,
     options?: { waitMs?: number; pollMs?: number },
   ): Promise<BeginResult>;
+  /** Notes a key or token the request derived (for inspection: they follow from the seed). */
+  reserve(scope: string, key: string, what: string, value: string): void;
+  /** Stores the outcome: final (replayed as is) or partial (retried); the claim ends. */
   complete(scope: string, key: string, result: StoredResult): void;
-  /** Releases a claim after a failure, so a retry does the work. */
-  abandon(scope: string, key: string): void;
+  /**
+   * Ends the claim without an outcome (a retryable failure, or one whose effect is unknown):
+   * the record stays, with its seed, for the retry to resume.
+   */
+  release(scope: string, key: string): void;
   close(): void;
 }
 
 interface Row {
   args_hash: string;
-  status: 'pending' | 'done';
+  status: 'pending' | 'done' | 'partial';
+  seed: string;
+  owner: string | null;
   owner_pid: number;
   owner_host: string;
+  lease_until: number;
   created_at: number;
-  updated_at: number;
   exit_code: number | null;
   stdout: string | null;
-  partial: number;
   input_json: string | null;
   output_json: string | null;
+  attempts: number;
 }
-
-/** A pending claim older than this is taken over even if its process seems alive. */
-const STALE_PENDING_MS = 10 * 60 * 1000;
 
 export interface OpenOptions {
   now?: () => number;
@@ -65,6 +88,8 @@ export interface OpenOptions {
   host?: string;
   isAlive?: (pid: number) => boolean;
   sleep?: (ms: number) => Promise<void>;
+  /** Renewal period of held leases (default LEASE_MS / 3); 0 turns renewal off (tests). */
+  renewMs?: number;
 }
 
 function defaultIsAlive(pid: number): boolean {
@@ -76,52 +101,126 @@ function defaultIsAlive(pid: number): boolean {
   }
 }
 
+/** The error for a store file that cannot be used: the user's file, named, with the way out. */
+export function damagedStore(path: string, error: unknown): ZoteusError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const why =
+    code === 'SQLITE_NOTADB'
+      ? 'it is not a database'
+      : code === 'SQLITE_CORRUPT'
+        ? 'the database is corrupt'
+        : code === 'SQLITE_CANTOPEN' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'it cannot be opened as a file'
+          : code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? 'it cannot be written'
+            : `SQLite: ${typeof code === 'string' ? code : 'unreadable'}`;
+  return new ZoteusError(
+    'validation_error',
+    `The idempotency store ${path} cannot be used (${why}). Nothing was changed.`,
+    {
+      field: 'ZOT_CACHE_DIR',
+      retryable: false,
+      hint: `Move it aside (mv '${path}' '${path}.damaged') and retry: that loses only the replay records of the last 24 hours. Or point ZOT_CACHE_DIR at another folder.`,
+    },
+  );
+}
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS idempotency_requests (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    args_hash TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'partial')),
+    seed TEXT NOT NULL,
+    owner TEXT,
+    owner_pid INTEGER NOT NULL,
+    owner_host TEXT NOT NULL,
+    lease_until INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    exit_code INTEGER,
+    stdout TEXT,
+    input_json TEXT,
+    output_json TEXT,
+    reserved_json TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (scope, key)
+  )`;
+
 export async function openIdempotencyStore(
   path: string,
   options: OpenOptions = {},
 ): Promise<IdempotencyStore> {
-  const Database = loadDatabaseClass();
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new Database(path, { timeout: 10_000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 10000');
-  db.exec(`CREATE TABLE IF NOT EXISTS idempotency (
-    scope TEXT NOT NULL,
-    key TEXT NOT NULL,
-    args_hash TEXT NOT NULL,
-    status TEXT NOT NULL,
-    owner_pid INTEGER NOT NULL,
-    owner_host TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    exit_code INTEGER,
-    stdout TEXT,
-    partial INTEGER NOT NULL DEFAULT 0,
-    input_json TEXT,
-    output_json TEXT,
-    PRIMARY KEY (scope, key)
-  )`);
+  const host = options.host ?? (await import('node:os')).hostname();
+  const guard = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof ZoteusError) throw error;
+      throw damagedStore(path, error);
+    }
+  };
+  const db = guard(() => {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const Database = loadDatabaseClass();
+    const opened: BetterSqlite3.Database = new Database(path, { timeout: 10_000 });
+    try {
+      opened.pragma('journal_mode = WAL');
+      opened.pragma('busy_timeout = 10000');
+      opened.exec(SCHEMA);
+      // The table of the first release (no seeds, no leases): its records cannot be resumed.
+      opened.exec('DROP TABLE IF EXISTS idempotency');
+    } catch (error) {
+      opened.close();
+      throw error;
+    }
+    return opened;
+  });
   const now = options.now ?? Date.now;
   const pid = options.pid ?? process.pid;
-  const host = options.host ?? (await import('node:os')).hostname();
   const isAlive = options.isAlive ?? defaultIsAlive;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  // One id per claim: a lease renewal or an outcome only ever applies to one's own claim.
+  const owner = `${host}:${pid}:${newWriteSeed()}`;
 
-  db.prepare('DELETE FROM idempotency WHERE created_at < ?').run(now() - IDEMPOTENCY_TTL_MS);
-
-  const select = db.prepare<[string, string], Row>('SELECT * FROM idempotency WHERE scope = ? AND key = ?');
-  const claim = db.prepare(
-    `INSERT OR REPLACE INTO idempotency (scope, key, args_hash, status, owner_pid, owner_host, created_at, updated_at)
-     VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
-  );
-  const reclaim = db.prepare(
-    `UPDATE idempotency SET status = 'pending', owner_pid = ?, owner_host = ?, updated_at = ? WHERE scope = ? AND key = ?`,
-  );
+  const statements = guard(() => {
+    db.prepare('DELETE FROM idempotency_requests WHERE created_at < ?').run(now() - IDEMPOTENCY_TTL_MS);
+    return {
+      select: db.prepare<[string, string], Row>(
+        'SELECT * FROM idempotency_requests WHERE scope = ? AND key = ?',
+      ),
+      claim: db.prepare(
+        `INSERT OR REPLACE INTO idempotency_requests
+           (scope, key, args_hash, status, seed, owner, owner_pid, owner_host, lease_until, created_at, updated_at)
+         VALUES (@scope, @key, @hash, 'pending', @seed, @owner, @pid, @host, @lease, @t, @t)`,
+      ),
+      take: db.prepare(
+        `UPDATE idempotency_requests SET owner = @owner, owner_pid = @pid, owner_host = @host,
+           lease_until = @lease, updated_at = @t, attempts = attempts + 1
+         WHERE scope = @scope AND key = @key`,
+      ),
+      renew: db.prepare(
+        "UPDATE idempotency_requests SET lease_until = ?, updated_at = ? WHERE owner = ? AND status IN ('pending', 'partial')",
+      ),
+      reserve: db.prepare(
+        `UPDATE idempotency_requests SET reserved_json = json_set(reserved_json, '$.' || json_quote(?), ?)
+         WHERE scope = ? AND key = ? AND owner = ?`,
+      ),
+      complete: db.prepare(
+        `UPDATE idempotency_requests SET status = @status, owner = NULL, lease_until = 0, updated_at = @t,
+           exit_code = @exit, stdout = @stdout, input_json = @input, output_json = @output
+         WHERE scope = @scope AND key = @key AND owner = @owner`,
+      ),
+      release: db.prepare(
+        `UPDATE idempotency_requests SET owner = NULL, lease_until = 0, updated_at = ?
+         WHERE scope = ? AND key = ? AND owner = ?`,
+      ),
+    };
+  });
 
   const toResult = (row: Row): StoredResult => ({
     exitCode: row.exit_code ?? 0,
     stdout: row.stdout ?? '',
-    partial: row.partial === 1,
+    partial: row.status === 'partial',
     input: row.input_json === null ? null : (JSON.parse(row.input_json) as unknown),
     output: row.output_json === null ? null : (JSON.parse(row.output_json) as unknown),
   });
@@ -130,10 +229,12 @@ export async function openIdempotencyStore(
   // One IMMEDIATE transaction per look: the check and the claim are atomic across processes.
   const step = db.transaction((scope: string, key: string, argsHash: string): Step => {
     const t = now();
-    const row = select.get(scope, key);
+    const params = { scope, key, owner, pid, host, lease: t + LEASE_MS, t };
+    const row = statements.select.get(scope, key);
     if (!row || row.created_at < t - IDEMPOTENCY_TTL_MS) {
-      claim.run(scope, key, argsHash, pid, host, t, t);
-      return { done: { kind: 'fresh' } };
+      const seed = newWriteSeed();
+      statements.claim.run({ ...params, hash: argsHash, seed });
+      return { done: { kind: 'run', seed, resumed: false } };
     }
     if (row.args_hash !== argsHash) {
       throw new ZoteusError(
@@ -142,34 +243,55 @@ export async function openIdempotencyStore(
         { retryable: false, field: 'idempotency_key', hint: 'Use a new key for a different request.' },
       );
     }
-    if (row.status === 'done') {
-      if (row.partial === 1) {
-        reclaim.run(pid, host, t, scope, key);
-        return { done: { kind: 'partial', result: toResult(row) } };
-      }
-      return { done: { kind: 'replay', result: toResult(row) } };
-    }
-    const ownerGone =
-      (row.owner_host === host && !isAlive(row.owner_pid)) || row.updated_at < t - STALE_PENDING_MS;
-    if (ownerGone) {
-      // A claim left by a process that died: take it over. A partial result it was
-      // retrying is still there to merge into.
-      reclaim.run(pid, host, t, scope, key);
-      return row.stdout !== null
-        ? { done: { kind: 'partial', result: toResult(row) } }
-        : { done: { kind: 'fresh' } };
-    }
-    return { wait: true };
+    if (row.status === 'done') return { done: { kind: 'replay', result: toResult(row) } };
+    const free =
+      row.owner === null ||
+      row.lease_until < t ||
+      (row.owner_host === host && row.owner_pid !== pid && !isAlive(row.owner_pid));
+    if (!free) return { wait: true };
+    statements.take.run(params);
+    if (row.status === 'partial') return { done: { kind: 'partial', seed: row.seed, result: toResult(row) } };
+    // An earlier attempt held this request and ended without an outcome: it may have written.
+    return { done: { kind: 'run', seed: row.seed, resumed: true } };
   });
 
+  const held = new Set<string>();
+  const renewMs = options.renewMs ?? LEASE_MS / 3;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const hold = (id: string): void => {
+    held.add(id);
+    if (timer === undefined && renewMs > 0) {
+      // A long request (a thousand items) outlives one lease: renew while the claim is held.
+      timer = setInterval(() => {
+        try {
+          statements.renew.run(now() + LEASE_MS, now(), owner);
+        } catch {
+          // A failed renewal only lets another caller take over later, with the same seed.
+        }
+      }, renewMs);
+      timer.unref();
+    }
+  };
+  const drop = (id: string): void => {
+    held.delete(id);
+    if (held.size === 0 && timer !== undefined) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+
   return {
+    path,
     async begin(scope, key, argsHash, waitOptions = {}) {
       const waitMs = waitOptions.waitMs ?? 30_000;
       const pollMs = waitOptions.pollMs ?? 100;
       const deadline = now() + waitMs;
       for (;;) {
-        const result = step.immediate(scope, key, argsHash);
-        if ('done' in result) return result.done;
+        const result = guard(() => step.immediate(scope, key, argsHash));
+        if ('done' in result) {
+          if (result.done.kind !== 'replay') hold(`${scope}\0${key}`);
+          return result.done;
+        }
         if (now() >= deadline) {
           throw new ZoteusError(
             'conflict',
@@ -184,31 +306,33 @@ export async function openIdempotencyStore(
         await sleep(pollMs);
       }
     },
-    complete(scope, key, result) {
-      db.prepare(
-        `UPDATE idempotency SET status = 'done', updated_at = ?, exit_code = ?, stdout = ?, partial = ?, input_json = ?, output_json = ?
-         WHERE scope = ? AND key = ?`,
-      ).run(
-        now(),
-        result.exitCode,
-        result.stdout,
-        result.partial ? 1 : 0,
-        JSON.stringify(result.input ?? null),
-        JSON.stringify(result.output ?? null),
-        scope,
-        key,
-      );
+    reserve(scope, key, what, value) {
+      guard(() => statements.reserve.run(what, value, scope, key, owner));
     },
-    abandon(scope, key) {
-      // A partial result being retried stays (as done/partial); a fresh claim goes.
-      db.prepare(
-        `DELETE FROM idempotency WHERE scope = ? AND key = ? AND status = 'pending' AND stdout IS NULL`,
-      ).run(scope, key);
-      db.prepare(
-        `UPDATE idempotency SET status = 'done' WHERE scope = ? AND key = ? AND status = 'pending'`,
-      ).run(scope, key);
+    complete(scope, key, result) {
+      guard(() =>
+        statements.complete.run({
+          scope,
+          key,
+          owner,
+          t: now(),
+          status: result.partial ? 'partial' : 'done',
+          exit: result.exitCode,
+          stdout: result.stdout,
+          input: JSON.stringify(result.input ?? null),
+          output: JSON.stringify(result.output ?? null),
+        }),
+      );
+      drop(`${scope}\0${key}`);
+    },
+    release(scope, key) {
+      guard(() => statements.release.run(now(), scope, key, owner));
+      drop(`${scope}\0${key}`);
     },
     close() {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      held.clear();
       db.close();
     },
   };

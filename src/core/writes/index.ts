@@ -9,3 +9,5 @@ export {
 } from './engine.js';
 export { addTags, addToCollections, removeFromCollections, removeTags, type Tag } from './changes.js';
 export { applySetChangeReported, type Reporting } from './reported.js';
+export { createObjects, type CreateObjectsInput } from './create.js';
+export { freshWriteIds, newWriteSeed, writeIdsFrom, type WriteIds } from './ids.js';

@@ -6,7 +6,7 @@
  */
 import { toZoteusError, ZoteusError } from '../errors.js';
 import { reasonForCode } from './errors.js';
-import { newWriteToken, type Http } from './http.js';
+import type { Http } from './http.js';
 import type {
   CallContext,
   DeleteBatchResult,
@@ -135,14 +135,24 @@ export async function writeBatch<T = ZoteroObject>(
     const key = objects[i]?.key;
     return typeof key === 'string' ? key : undefined;
   };
+  // Every object carries its key: a create without one could land twice when its answer is lost.
+  const keyless = objects.findIndex((_, i) => keyAt(i) === undefined);
+  if (keyless >= 0) {
+    throw new ZoteusError(
+      'internal_error',
+      `Internal error in Zoteus (object ${keyless} of a write to ${kind} has no key; creates go through createObjects).`,
+    );
+  }
+  if (options.writeToken !== undefined && objects.length > BATCH_SIZE) {
+    throw new ZoteusError('internal_error', 'Internal error in Zoteus (one write token for several requests).');
+  }
   let version = options.ifUnmodifiedSinceVersion;
   const parts = chunk(objects.map((_, i) => i));
   for (let c = 0; c < parts.length; c++) {
     const indexes = parts[c] as number[];
     const offset = indexes[0] as number;
     const body = indexes.map((i) => objects[i]);
-    // A token makes resending a create after a reset safe: a reused token answers 412.
-    const writeToken = indexes.some((i) => keyAt(i) === undefined) ? newWriteToken() : undefined;
+    const writeToken = options.writeToken;
     let answer: WriteAnswer;
     try {
       const response = await http.request<WriteAnswer>('POST', `/${lib}/${kind}`, {

@@ -149,6 +149,11 @@ export interface WriteBatchOptions {
   /** Library version precondition for the first chunk (later chunks use the version it returns). */
   ifUnmodifiedSinceVersion?: number | undefined;
   call?: CallContext | undefined;
+  /**
+   * The `Zotero-Write-Token` of a create (at most 50 objects, one request). Chosen by the
+   * caller once per logical request, so that every attempt of it sends the same one.
+   */
+  writeToken?: string | undefined;
 }
 
 export interface DeleteBatchResult {

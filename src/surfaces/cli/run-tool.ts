@@ -3,14 +3,21 @@
  * input validation, read-only mode, dry-run, confirmation, idempotency replay,
  * credentials, then the work, then the envelope (success, partial or error).
  */
-import { sha256 } from '../../core/node-crypto.js';
-import { join } from 'node:path';
 import type { Config } from '../../core/config.js';
 import { createDeps } from '../../core/deps.js';
-import { PARTIAL_EXIT_CODE, ZoteusError, toZoteusError } from '../../core/errors.js';
+import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
 import { classifyOutcome } from '../../core/outcome.js';
-import type { IdempotencyStore, StoredResult } from '../../core/store/idempotency.js';
+import {
+  idempotencyStorePath,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  mergeRetry,
+  requestHash,
+  runIdempotent,
+  type Settled,
+} from '../../core/pipeline/idempotency.js';
+import type { StoredResult } from '../../core/store/idempotency.js';
+import { freshWriteIds, type WriteIds } from '../../core/writes/ids.js';
 import { requiresKey, type AnyTool, type Clock, type CliCommand } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
@@ -39,18 +46,6 @@ export interface ToolRunContext {
   startedAt: number;
 }
 
-/** Canonical JSON: sorted keys, so the same arguments always hash the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 function hasLibraryParams(tool: AnyTool): boolean {
   return 'library_id' in tool.input.shape;
 }
@@ -59,7 +54,6 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   const { tool, command, controls, config, writer, clock, requestId, startedAt, node } = ctx;
   const tier = node.tier ?? tool.tier;
   const mutating = tier !== 'read';
-  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
   const scope = command.path.join(' ');
   const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
 
@@ -114,135 +108,130 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     }
   }
 
-  let store: IdempotencyStore | undefined;
-  let previous: StoredResult | undefined;
-  let runInput = input;
   const idemKey = controls.idempotency_key;
-  if (idemKey !== undefined) {
-    if (idemKey.length === 0 || idemKey.length > 200) {
-      throw new ZoteusError('validation_error', '--idempotency-key must be 1 to 200 characters.', {
-        field: 'idempotency_key',
-      });
-    }
-    const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
-    store = await openIdempotencyStore(join(config.cacheDir, 'idempotency.db'));
-    const argsHash = sha256()
-      .update(canonical({ input, library: [config.apiUrl, config.libraryType, config.libraryId ?? null] }))
-      .digest('hex');
-    const begun = await store.begin(scope, idemKey, argsHash);
-    if (begun.kind === 'replay') {
-      store.close();
-      writer.raw(begun.result.stdout);
-      return begun.result.exitCode;
-    }
-    if (begun.kind === 'partial') {
-      const retry =
-        tool.retryFailed?.input(begun.result.input as never, begun.result.output as never) ?? null;
-      if (retry === null) {
-        store.abandon(scope, idemKey);
-        store.close();
-        writer.raw(begun.result.stdout);
-        return begun.result.exitCode;
-      }
-      previous = begun.result;
-      runInput = retry as Record<string, unknown>;
-    }
+  if (idemKey === undefined) return (await execute(ctx, input, freshWriteIds(), undefined)).value;
+  if (idemKey.length === 0 || idemKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ZoteusError(
+      'validation_error',
+      `--idempotency-key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+      { field: 'idempotency_key' },
+    );
   }
-
+  const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
+  const store = await openIdempotencyStore(idempotencyStorePath(config));
   try {
-    if (requiresKey(tool, runInput) && config.apiKey === undefined) {
-      throw new ZoteusError(
-        'auth_missing',
-        `\`zot ${scope}\` needs a Zotero API key, and none is configured.`,
-        {
-          hint: 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile).',
-        },
-      );
-    }
-
-    const tableMode = writer.format === 'table';
-    const deps = createDeps({
-      config,
-      env: ctx.env,
-      version: CLI_VERSION,
-      surface: 'cli',
-      clock,
-      writeLog: (line) => writer.stderr(line),
-      progress: createProgressWriter({
-        stderr: ctx.io.stderr,
-        requestId,
-        startedAt,
-        now: () => clock.now(),
-        bar: tableMode && Boolean(ctx.io.stderr.isTTY),
-      }),
+    return await runIdempotent<number>({
+      store,
+      scope,
+      key: idemKey,
+      argsHash: requestHash(input, config),
+      tool,
+      input,
+      run: (runInput, ids, previous) => execute(ctx, runInput, ids, previous),
+      fail: (error) => {
+        const bytes = writer.error(error, errorEnvelope(error, m()));
+        return { value: error.exitCode, bytes, exitCode: error.exitCode, partial: false };
+      },
+      replay: (stored) => {
+        writer.raw(stored.stdout);
+        return stored.exitCode;
+      },
     });
-    let output: Record<string, unknown>;
-    try {
-      output = (await tool.run(runInput as never, deps)) as Record<string, unknown>;
-    } finally {
-      await deps.services.close();
-    }
-    const checked = tool.output.safeParse(output);
-    if (!checked.success) {
-      throw new ZoteusError(
-        'internal_error',
-        `${tool.name} produced output that does not match its schema.`,
-        {
-          hint: 'This is a bug in Zoteus; please report it.',
-        },
-      );
-    }
-    if (previous && tool.retryFailed) {
-      output = tool.retryFailed.merge(previous.output as never, output as never) as Record<string, unknown>;
-    }
-
-    const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
-    if (outcome.kind === 'failed') throw outcome.error;
-    const data = cloudWrite ? { ...output, sync_required: true } : output;
-    const next =
-      mutating && tool.next
-        ? await validSuggestions(ctx, tool.next(output as never, input as never))
-        : undefined;
-
-    if (controls.stream && tool.rows && !mutating) return streamRows(ctx, output, m);
-
-    let exitCode = 0;
-    let envelope: Record<string, unknown>;
-    if (outcome.kind === 'partial') {
-      exitCode = PARTIAL_EXIT_CODE;
-      envelope = partialEnvelope(data, m({ total: outcome.total, sync_required: cloudWrite }), next);
-    } else {
-      envelope = successEnvelope(data, m(), next);
-    }
-    // The summary and the text are for table mode only (a summary can cost more than the read).
-    const text = writer.format === 'table' ? tool.text?.(output as never, input as never) : undefined;
-    const stdout =
-      writer.format === 'json'
-        ? writer.envelope(envelope)
-        : text !== undefined
-          ? writer.text(text)
-          : writer.table(data, tool.rows, tool.summarize?.(output as never, input as never));
-    if (cloudWrite) {
-      writer.stderr(
-        'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
-      );
-    }
-    if (store && idemKey !== undefined) {
-      store.complete(scope, idemKey, {
-        exitCode,
-        stdout,
-        partial: outcome.kind === 'partial',
-        input: previous ? (previous.input ?? input) : input,
-        output,
-      });
-    }
-    return exitCode;
-  } catch (error) {
-    if (store && idemKey !== undefined) store.abandon(scope, idemKey);
-    throw toZoteusError(error);
   } finally {
-    store?.close();
+    store.close();
   }
+}
+
+/** The work and its envelope: credentials, the run, the outcome (success, partial or error). */
+async function execute(
+  ctx: ToolRunContext,
+  runInput: Record<string, unknown>,
+  writeIds: WriteIds,
+  previous: StoredResult | undefined,
+): Promise<Settled<number>> {
+  const { tool, command, config, writer, clock, requestId, startedAt, node } = ctx;
+  const tier = node.tier ?? tool.tier;
+  const mutating = tier !== 'read';
+  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
+  const scope = command.path.join(' ');
+  const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
+  const input = previous ? (previous.input as Record<string, unknown>) : runInput;
+
+  if (requiresKey(tool, runInput) && config.apiKey === undefined) {
+    throw new ZoteusError(
+      'auth_missing',
+      `\`zot ${scope}\` needs a Zotero API key, and none is configured.`,
+      {
+        hint: 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile).',
+      },
+    );
+  }
+
+  const tableMode = writer.format === 'table';
+  const deps = createDeps({
+    config,
+    env: ctx.env,
+    version: CLI_VERSION,
+    surface: 'cli',
+    clock,
+    writeIds,
+    writeLog: (line) => writer.stderr(line),
+    progress: createProgressWriter({
+      stderr: ctx.io.stderr,
+      requestId,
+      startedAt,
+      now: () => clock.now(),
+      bar: tableMode && Boolean(ctx.io.stderr.isTTY),
+    }),
+  });
+  let output: Record<string, unknown>;
+  try {
+    output = (await tool.run(runInput as never, deps)) as Record<string, unknown>;
+  } finally {
+    await deps.services.close();
+  }
+  const checked = tool.output.safeParse(output);
+  if (!checked.success) {
+    throw new ZoteusError('internal_error', `${tool.name} produced output that does not match its schema.`, {
+      hint: 'This is a bug in Zoteus; please report it.',
+    });
+  }
+  output = mergeRetry(tool, previous, output);
+
+  const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
+  if (outcome.kind === 'failed') throw outcome.error;
+  const data = cloudWrite ? { ...output, sync_required: true } : output;
+  const next =
+    mutating && tool.next
+      ? await validSuggestions(ctx, tool.next(output as never, input as never))
+      : undefined;
+
+  if (ctx.controls.stream && tool.rows && !mutating) {
+    return { value: streamRows(ctx, output, m), bytes: '', exitCode: 0, partial: false };
+  }
+
+  let exitCode = 0;
+  let envelope: Record<string, unknown>;
+  if (outcome.kind === 'partial') {
+    exitCode = PARTIAL_EXIT_CODE;
+    envelope = partialEnvelope(data, m({ total: outcome.total, sync_required: cloudWrite }), next);
+  } else {
+    envelope = successEnvelope(data, m(), next);
+  }
+  // The summary and the text are for table mode only (a summary can cost more than the read).
+  const text = writer.format === 'table' ? tool.text?.(output as never, input as never) : undefined;
+  const stdout =
+    writer.format === 'json'
+      ? writer.envelope(envelope)
+      : text !== undefined
+        ? writer.text(text)
+        : writer.table(data, tool.rows, tool.summarize?.(output as never, input as never));
+  if (cloudWrite) {
+    writer.stderr(
+      'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
+    );
+  }
+  return { value: exitCode, bytes: stdout, exitCode, partial: outcome.kind === 'partial', output };
 }
 
 async function validSuggestions(ctx: ToolRunContext, suggestions: string[]): Promise<string[]> {

@@ -44,6 +44,24 @@ export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool[
   return { ...json, type: 'object' } as Tool['inputSchema'];
 }
 
+/** Every mutating tool takes `idempotency_key` (call.ts takes it out before the tool's own validation). */
+function withIdempotencyKey(tool: AnyTool, schema: Tool['inputSchema']): Tool['inputSchema'] {
+  if (tool.tier === 'read') return schema;
+  return {
+    ...schema,
+    properties: {
+      ...schema.properties,
+      idempotency_key: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Optional. A key of your choosing for this request: calling again with the same key and arguments (after a lost connection or a retryable error) resumes or replays it instead of writing twice. Kept 24 hours.',
+      },
+    },
+  };
+}
+
 /** The `tools/list` entry of one declaration. */
 export function describeTool(tool: AnyTool): Tool {
   return {
@@ -51,7 +69,10 @@ export function describeTool(tool: AnyTool): Tool {
     title: tool.title,
     description: tool.description,
     // Closed: an unknown argument is refused, so the schema says so too.
-    inputSchema: { ...jsonSchemaOf(tool.input, 'input'), additionalProperties: false },
+    inputSchema: withIdempotencyKey(tool, {
+      ...jsonSchemaOf(tool.input, 'input'),
+      additionalProperties: false,
+    }),
     outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'],
     annotations: {
       title: tool.title,

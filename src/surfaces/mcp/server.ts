@@ -53,6 +53,8 @@ class DrainingServer extends Server {
   readonly #dataDir: string;
   /** The one folder this server's caller may write files into (Deps.fileRoot); unset: unconfined. */
   fileRoot: string | undefined;
+  /** Who calls, on a shared deployment: their idempotency keys are their own. */
+  callerId: string | undefined;
 
   constructor(
     info: ConstructorParameters<typeof Server>[0],
@@ -65,6 +67,7 @@ class DrainingServer extends Server {
 
   /** Confines the files this server's tools write to `<dataDir>/callers/<caller>`. */
   confine(callerId: string): void {
+    this.callerId = callerId;
     this.fileRoot = join(this.#dataDir, 'callers', callerFolderName(callerId));
   }
 
@@ -148,6 +151,7 @@ export function buildMcpServer(options: McpServerOptions): Server {
         options.config.readOnly,
         { name, arguments: args },
         { ...deps, progress, fileRoot: server.fileRoot },
+        { caller: server.callerId },
       ),
     );
   });

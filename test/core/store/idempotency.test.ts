@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZoteusError } from '../../../src/core/errors.js';
-import { IDEMPOTENCY_TTL_MS, openIdempotencyStore } from '../../../src/core/store/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, LEASE_MS, openIdempotencyStore } from '../../../src/core/store/idempotency.js';
 
 let dir: string;
 beforeEach(() => {
@@ -24,7 +24,7 @@ describe('idempotency store', () => {
     let t = 1_000_000;
     const path = join(dir, 'idem.db');
     const store = await openIdempotencyStore(path, { now: () => t });
-    expect((await store.begin('cmd', 'k', 'h1')).kind).toBe('fresh');
+    expect((await store.begin('cmd', 'k', 'h1')).kind).toBe('run');
     store.complete('cmd', 'k', result('out\n'));
     t += IDEMPOTENCY_TTL_MS - 1;
     expect(await store.begin('cmd', 'k', 'h1')).toMatchObject({
@@ -33,7 +33,7 @@ describe('idempotency store', () => {
     });
     t += 2;
     // Expired: the same key now stands for a new request, even with other arguments.
-    expect((await store.begin('cmd', 'k', 'h2')).kind).toBe('fresh');
+    expect((await store.begin('cmd', 'k', 'h2')).kind).toBe('run');
     store.close();
   });
 
@@ -49,7 +49,7 @@ describe('idempotency store', () => {
     b.close();
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(path, { readonly: true });
-    expect(db.prepare('SELECT count(*) AS n FROM idempotency').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM idempotency_requests').get()).toEqual({ n: 0 });
     db.close();
   });
 
@@ -105,23 +105,125 @@ describe('idempotency store', () => {
     await dead.begin('cmd', 'k', 'h');
     dead.close();
     const next = await openIdempotencyStore(path, { pid: 5, host: 'h', isAlive: () => false });
-    expect((await next.begin('cmd', 'k', 'h')).kind).toBe('fresh');
+    expect((await next.begin('cmd', 'k', 'h')).kind).toBe('run');
     next.close();
   });
 
-  it('abandon releases a fresh claim but keeps a partial result', async () => {
+  it('release keeps a claimed request, with its seed, for the retry to resume', async () => {
     const path = join(dir, 'idem.db');
-    const store = await openIdempotencyStore(path);
-    await store.begin('cmd', 'fresh', 'h');
-    store.abandon('cmd', 'fresh');
-    expect((await store.begin('cmd', 'fresh', 'other')).kind).toBe('fresh');
+    const store = await openIdempotencyStore(path, { renewMs: 0 });
+    const first = await store.begin('cmd', 'r', 'h');
+    expect(first).toMatchObject({ kind: 'run', resumed: false });
+    store.release('cmd', 'r');
+    const again = await store.begin('cmd', 'r', 'h');
+    // The same logical request: same seed, and it may have written already.
+    expect(again).toEqual({ kind: 'run', seed: (first as { seed: string }).seed, resumed: true });
+    // Still one request: other arguments under the same key are refused.
+    await expect(store.begin('cmd', 'r', 'other')).rejects.toMatchObject({
+      code: 'conflict',
+      retryable: false,
+    });
+    store.close();
+  });
 
-    await store.begin('cmd', 'p', 'h');
+  it('a partial result is retried with the request seed, and a released retry keeps it', async () => {
+    const path = join(dir, 'idem.db');
+    const store = await openIdempotencyStore(path, { renewMs: 0 });
+    const first = (await store.begin('cmd', 'p', 'h')) as { seed: string };
     store.complete('cmd', 'p', result('partial\n', true));
     const retry = await store.begin('cmd', 'p', 'h');
-    expect(retry).toMatchObject({ kind: 'partial', result: { stdout: 'partial\n', input: { a: 1 } } });
-    store.abandon('cmd', 'p');
+    expect(retry).toMatchObject({
+      kind: 'partial',
+      seed: first.seed,
+      result: { stdout: 'partial\n', input: { a: 1 } },
+    });
+    store.release('cmd', 'p');
     expect((await store.begin('cmd', 'p', 'h')).kind).toBe('partial');
     store.close();
+  });
+
+  it('an expired lease is taken over even when its owner seems alive', async () => {
+    let t = 0;
+    const path = join(dir, 'idem.db');
+    const owner = await openIdempotencyStore(path, {
+      now: () => t,
+      pid: 1,
+      host: 'h',
+      isAlive: () => true,
+      renewMs: 0,
+    });
+    const first = (await owner.begin('cmd', 'k', 'h')) as { seed: string };
+    t += LEASE_MS + 1;
+    const next = await openIdempotencyStore(path, {
+      now: () => t,
+      pid: 2,
+      host: 'h',
+      isAlive: () => true,
+      renewMs: 0,
+    });
+    expect(await next.begin('cmd', 'k', 'h')).toEqual({ kind: 'run', seed: first.seed, resumed: true });
+    // The first owner's late outcome does not overwrite the new owner's claim.
+    owner.complete('cmd', 'k', result('late\n'));
+    next.complete('cmd', 'k', result('mine\n'));
+    expect(await next.begin('cmd', 'k', 'h')).toMatchObject({ kind: 'replay', result: { stdout: 'mine\n' } });
+    owner.close();
+    next.close();
+  });
+
+  it('a held lease is renewed while the work goes on', async () => {
+    let t = 0;
+    const path = join(dir, 'idem.db');
+    const owner = await openIdempotencyStore(path, {
+      now: () => t,
+      pid: 1,
+      host: 'h',
+      isAlive: () => true,
+      renewMs: 5,
+    });
+    await owner.begin('cmd', 'k', 'h');
+    t += LEASE_MS - 10;
+    await new Promise((r) => setTimeout(r, 50));
+    t += 20;
+    const other = await openIdempotencyStore(path, {
+      now: () => t,
+      pid: 2,
+      host: 'h',
+      isAlive: () => true,
+      renewMs: 0,
+      sleep: async () => {},
+    });
+    await expect(other.begin('cmd', 'k', 'h', { waitMs: 0 })).rejects.toMatchObject({
+      code: 'conflict',
+      retryable: true,
+    });
+    owner.close();
+    other.close();
+  });
+
+  it.each([
+    ['garbage', (p: string) => writeFileSync(p, 'this is not a database, just text '.repeat(200))],
+    [
+      'a truncated database',
+      (p: string) => writeFileSync(p, Buffer.from('SQLite format 3\0').subarray(0, 12)),
+    ],
+    ['a directory', (p: string) => mkdirSync(p)],
+  ])('a store file that is %s is named as damaged, never a bug', async (_what, make) => {
+    const path = join(dir, 'idem.db');
+    make(path);
+    const error = await openIdempotencyStore(path).then(
+      async (store) => {
+        try {
+          await store.begin('cmd', 'k', 'h');
+        } finally {
+          store.close();
+        }
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ZoteusError);
+    expect(error).toMatchObject({ code: 'validation_error', field: 'ZOT_CACHE_DIR' });
+    expect((error as ZoteusError).message).toContain(path);
+    expect((error as ZoteusError).hint).toMatch(/Move it aside.*only the replay records/);
   });
 });

@@ -81,7 +81,7 @@ describe('typed errors', () => {
   it('a read-only key writing is permission_denied', async () => {
     h.server.addKey({ key: 'ReadOnlyKey0000000000000', userID: 1, access: { user: { library: true } } });
     const ro = h.makeClient({ apiKey: 'ReadOnlyKey0000000000000' });
-    const error = await failure(ro.writeBatch(LIB, 'collections', [{ name: 'x' }]));
+    const error = await failure(ro.writeBatch(LIB, 'collections', [{ key: 'ABCD2345', name: 'x' }]));
     expect(error.code).toBe('permission_denied');
   });
 

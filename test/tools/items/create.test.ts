@@ -74,7 +74,13 @@ describe('zotero_create_items in process', () => {
     const out = await createTool.run({ items }, w.deps());
     expect(out.created.map((c) => c.index)).toEqual([0, 2]);
     expect(out.failed).toEqual([
-      { index: 1, code: 409, message: expect.stringContaining('ZZZZ2345'), reason: 'conflict' },
+      {
+        index: 1,
+        key: expect.stringMatching(/^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/),
+        code: 409,
+        message: expect.stringContaining('ZZZZ2345'),
+        reason: 'conflict',
+      },
     ]);
   });
 

@@ -6,7 +6,7 @@
  */
 import { ZoteusError } from '../../errors.js';
 import type { Deps } from '../../tool.js';
-import { DEFAULT_MAX_ROUNDS } from '../../writes/index.js';
+import { createObjects, DEFAULT_MAX_ROUNDS } from '../../writes/index.js';
 import type { CallContext, ZoteroObject } from '../../zotero/index.js';
 import type { LibraryArgs } from '../address.js';
 import { webClient } from '../keys.js';
@@ -80,13 +80,16 @@ export async function createCollection(deps: Deps, input: CreateInput): Promise<
       });
     }
   }
-  // No key: the client sends a write token, so a resend after a reset cannot create it twice.
-  const written = await lib.client.writeBatch(
-    lib.prefix,
-    'collections',
-    [{ name, parentCollection: parent ?? false }],
-    { call },
-  );
+  // A client-generated key and a write token: a resend, or a retry with the same idempotency
+  // key, finds the collection instead of creating a second one.
+  const written = await createObjects(lib.client, {
+    library: lib.prefix,
+    kind: 'collections',
+    objects: [{ name, parentCollection: parent ?? false }],
+    labels: ['collection'],
+    ids: deps.writeIds,
+    call,
+  });
   const failure = written.failed[0];
   if (failure) throw collectionWriteError(deps, failure, { prefix: lib.prefix, parent });
   const key = written.successful[0]?.key;

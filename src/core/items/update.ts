@@ -11,6 +11,7 @@ import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary, type WebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
+import { outcomeUnknown } from '../writes/index.js';
 import type { CallContext, ZoteroObject } from '../zotero/index.js';
 import { itemNotFound } from './common.js';
 import { checkFieldNames, requestedChanges } from './fields.js';
@@ -147,7 +148,19 @@ export async function updateItem(
       const after = written.version ?? version;
       return { ...base, changes, unchanged, version: after, libraryVersion: after, reapplied: round - 1 };
     } catch (error) {
-      if (!(error instanceof ZoteusError) || error.status !== 412) throw error;
+      if (error instanceof ZoteusError && outcomeUnknown(error) && round < UPDATE_ROUNDS) {
+        // The answer was lost: read the item. Moved on and as wanted: our change landed. Not
+        // moved: it did not, and the versioned PATCH is safe to send again.
+        const sentAt = version;
+        object = await readItem(deps, lib, key, call);
+        data = (object.data ?? {}) as Record<string, unknown>;
+        version = object.version ?? Number(data.version);
+        if (version > sentAt && diff(data, target).changes.length === 0) {
+          return { ...base, changes, unchanged, version, libraryVersion: version, reapplied: round - 1 };
+        }
+        if (version === sentAt) continue;
+        // Someone else wrote in between: the 412 path below decides, as for any conflict.
+      } else if (!(error instanceof ZoteusError) || error.status !== 412) throw error;
       if (round >= UPDATE_ROUNDS) {
         throw new ZoteusError(
           'conflict',
@@ -155,9 +168,11 @@ export async function updateItem(
           { retryable: true, status: 412, hint: 'Another client is editing it; retry in a moment.' },
         );
       }
-      object = await readItem(deps, lib, key, call);
-      data = (object.data ?? {}) as Record<string, unknown>;
-      version = object.version ?? Number(data.version);
+      if (!(error instanceof ZoteusError && outcomeUnknown(error))) {
+        object = await readItem(deps, lib, key, call);
+        data = (object.data ?? {}) as Record<string, unknown>;
+        version = object.version ?? Number(data.version);
+      }
       const theirs = changes.filter((c) => {
         const now = text(data[c.field]);
         return now !== seen.get(c.field) && now !== c.to;

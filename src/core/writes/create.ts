@@ -18,6 +18,7 @@ import type {
   ZoteroClient,
   ZoteroObject,
 } from '../zotero/index.js';
+import { outcomeUnknown } from './engine.js';
 import type { WriteIds } from './ids.js';
 
 /** Attempts of one chunk that each found the token spent and objects still missing. */
@@ -212,13 +213,4 @@ function failedAt(f: FailedEntry, index: number, keys: readonly string[]): Faile
     message: f.message,
     reason: f.reason || reasonForCode(f.code),
   };
-}
-
-/** A failure after which the request may or may not have been applied. */
-function outcomeUnknown(err: ZoteusError): boolean {
-  return (
-    err.code === 'network_error' ||
-    err.code === 'rate_limited' ||
-    (err.status !== undefined && err.status >= 500)
-  );
 }

@@ -4,7 +4,7 @@
  * with each object's version, and answer a per-object 412 (someone wrote first) by re-reading
  * and re-applying, a bounded number of rounds. n objects cost about 2·⌈n/50⌉ requests.
  */
-import { toZoteusError } from '../errors.js';
+import { toZoteusError, type ZoteusError } from '../errors.js';
 import type {
   CallContext,
   FailedEntry,
@@ -75,6 +75,8 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
   const unchanged = new Set<string>();
   const failed: FailedEntry[] = [];
   const conflictMessage = new Map<string, string>();
+  /** Objects whose write got no answer, with the version it was sent against. */
+  const inDoubt = new Map<string, number>();
   let libraryVersion: number | undefined;
   const noteVersion = (v: number | undefined): void => {
     if (v !== undefined) libraryVersion = Math.max(libraryVersion ?? 0, v);
@@ -109,7 +111,10 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
       const next = input.apply(structuredClone(data));
       const changes = next === null ? {} : changedFields(data, next);
       if (Object.keys(changes).length === 0) {
-        unchanged.add(object.key);
+        // A write whose answer was lost landed if the object moved on and is now as wanted.
+        const sentAt = inDoubt.get(object.key);
+        if (sentAt !== undefined && (object.version ?? 0) > sentAt) succeeded.add(object.key);
+        else unchanged.add(object.key);
         continue;
       }
       // Only the changed fields travel: batch POST of existing objects has PATCH semantics.
@@ -122,6 +127,14 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
     try {
       written = await client.writeBatch(input.library, input.kind, writes, { call });
     } catch (error) {
+      const err = toZoteusError(error);
+      if (round < maxRounds && outcomeUnknown(err)) {
+        // The answer was lost: the write may have landed. Versioned writes are safe to repeat,
+        // so read them again next round; what landed shows as moved on and in the wanted state.
+        for (const w of writes) inDoubt.set(w.key as string, w.version as number);
+        pending = writes.map((w) => w.key as string);
+        continue;
+      }
       failEach(
         writes.map((w) => w.key as string),
         error,
@@ -137,6 +150,13 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
         // Someone wrote first: read it again and re-apply to their version, never resend ours.
         pending.push(key);
         conflictMessage.set(key, f.message);
+      } else if (
+        round < maxRounds &&
+        (f.reason === 'network_error' || f.reason === 'rate_limited' || f.code >= 500)
+      ) {
+        // A later chunk whose answer was lost: read again next round, as above.
+        inDoubt.set(key, writes[f.index]?.version as number);
+        pending.push(key);
       } else if (f.reason === reasonForCode(f.code)) {
         fail(key, f.code, f.message);
       } else {
@@ -164,6 +184,15 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
     failed: failed.sort((a, b) => a.index - b.index),
     libraryVersion,
   };
+}
+
+/** A failure after which a request may or may not have been applied. */
+export function outcomeUnknown(err: ZoteusError): boolean {
+  return (
+    err.code === 'network_error' ||
+    err.code === 'rate_limited' ||
+    (err.status !== undefined && err.status >= 500)
+  );
 }
 
 function singular(kind: 'items' | 'collections'): string {

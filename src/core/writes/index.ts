@@ -3,6 +3,7 @@ export {
   applySetChange,
   changedFields,
   DEFAULT_MAX_ROUNDS,
+  outcomeUnknown,
   type ObjectData,
   type SetChangeInput,
   type SetChangeResult,

@@ -144,7 +144,10 @@ export async function writeBatch<T = ZoteroObject>(
     );
   }
   if (options.writeToken !== undefined && objects.length > BATCH_SIZE) {
-    throw new ZoteusError('internal_error', 'Internal error in Zoteus (one write token for several requests).');
+    throw new ZoteusError(
+      'internal_error',
+      'Internal error in Zoteus (one write token for several requests).',
+    );
   }
   let version = options.ifUnmodifiedSinceVersion;
   const parts = chunk(objects.map((_, i) => i));
@@ -238,6 +241,11 @@ async function currentVersion(
   return response.lastModifiedVersion;
 }
 
+/** A failure after which the request may have been applied (its answer was lost or refused late). */
+function answerLost(error: ZoteusError): boolean {
+  return error.code === 'network_error' || (error.status !== undefined && error.status >= 500);
+}
+
 export async function deleteBatch(
   http: Http,
   library: string,
@@ -259,7 +267,7 @@ export async function deleteBatch(
     options.libraryVersion ?? (unique.length ? await currentVersion(http, lib, kind, call) : undefined);
   const parts = chunk(unique);
   for (let c = 0; c < parts.length; c++) {
-    const part = parts[c] as string[];
+    let part = parts[c] as string[];
     try {
       for (let round = 1; ; round++) {
         try {
@@ -273,6 +281,18 @@ export async function deleteBatch(
           result.deleted.push(...part);
           break;
         } catch (error) {
+          if (round < DELETE_ROUNDS && error instanceof ZoteusError && answerLost(error)) {
+            // The answer was lost: the delete may have landed. What is gone is deleted; the
+            // rest is sent again with the library's current version (a DELETE is versioned).
+            const read = await getByKeys(http, library, kind, part, { call });
+            const gone = part.filter((k) => !read.byKey.has(k));
+            result.deleted.push(...gone);
+            part = part.filter((k) => read.byKey.has(k));
+            version = read.libraryVersion ?? version;
+            result.libraryVersion = version;
+            if (part.length === 0) break;
+            continue;
+          }
           const retry =
             ownVersion && round < DELETE_ROUNDS && error instanceof ZoteusError && error.status === 412;
           if (!retry) throw error;

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZoteusError } from './errors.js';
+import { MIN_SECRET_RUN } from './redact.js';
 import {
   defaultZoteroDataDir,
   platformCacheDir,
@@ -174,6 +175,39 @@ export const ENV_VARS = [
   { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
 ] as const;
 
+/** Longest Zotero key accepted: zotero.org's are 24 characters, other servers' may be longer. */
+const API_KEY_MAX = 256;
+/** Longest embeddings key accepted: bearer tokens (JWTs) run to a few thousand characters. */
+const EMBEDDINGS_KEY_MAX = 4096;
+
+/**
+ * A secret goes into an HTTP header, so whitespace or control characters would break the
+ * request (and fetch's error could quote it); one shorter than the redactor's shortest run
+ * could not be redacted without shredding ordinary text. Any other printable ASCII is fine: a
+ * compatible server may issue keys with hyphens or other punctuation. Never echoes the value.
+ */
+function checkSecret(
+  field: string,
+  what: string,
+  value: string,
+  max: number,
+  hint = `Fix or unset ${field}.`,
+): void {
+  if (value.length >= MIN_SECRET_RUN && value.length <= max && /^[\x21-\x7e]+$/.test(value)) return;
+  const problem =
+    value.length < MIN_SECRET_RUN
+      ? `is too short (${value.length} characters; at least ${MIN_SECRET_RUN} are needed so that it can be redacted from every output)`
+      : value.length > max
+        ? `is too long (${value.length} characters; at most ${max})`
+        : 'is malformed (expected printable ASCII characters, no spaces or control characters)';
+  throw new ZoteusError('validation_error', `${what} ${problem}.`, { field, hint });
+}
+
+/** The first of `names` set (non-empty) in the environment. */
+function pickName(env: Env, names: readonly string[]): string | undefined {
+  return names.find((name) => env[name] !== undefined && env[name] !== '');
+}
+
 function invalid(name: string, value: string, expected: string): ZoteusError {
   return new ZoteusError('validation_error', `${name} must be ${expected}; got '${value}'.`, {
     field: name,
@@ -235,20 +269,144 @@ export function readConfigFile(path: string): ConfigFile {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
     throw new ZoteusError('validation_error', `Cannot read the config file ${path}.`, { cause: error });
   }
+  let parsed: Partial<ConfigFile> | null;
   try {
-    const parsed = JSON.parse(text) as Partial<ConfigFile>;
-    if (typeof parsed !== 'object' || parsed === null || typeof parsed.profiles !== 'object') {
-      throw new Error('no "profiles" object');
-    }
-    return { default_profile: parsed.default_profile, profiles: parsed.profiles ?? {} };
-  } catch (error) {
+    parsed = JSON.parse(text) as Partial<ConfigFile> | null;
+  } catch {
+    // Only where: JSON.parse's own message quotes the text around the error, and the text
+    // around a typo in this file is often the api_key.
+    const { line, column } = lineAndColumn(text, jsonErrorOffset(text));
     throw new ZoteusError(
       'validation_error',
-      `The config file ${path} is not valid (${(error as Error).message}).`,
+      `The config file ${path} is not valid JSON (line ${line}, column ${column}).`,
+      { hint: 'Fix it by hand or run `zot config init` again.' },
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || typeof parsed.profiles !== 'object') {
+    throw new ZoteusError(
+      'validation_error',
+      `The config file ${path} is not valid (no "profiles" object).`,
       {
         hint: 'Fix it by hand or run `zot config init` again.',
       },
     );
+  }
+  return { default_profile: parsed.default_profile, profiles: parsed.profiles ?? {} };
+}
+
+/** 1-based line and column of a character offset (UTF-16 units, as an editor counts them). */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/**
+ * Offset of the first character that makes `text` not JSON (RFC 8259), `text.length` when it
+ * ends too early. JSON.parse says where only in some of its messages, and quotes the text in
+ * others, so the place is found again here. Iterative, with its own stack: a deeply nested file
+ * cannot overflow the call stack.
+ */
+export function jsonErrorOffset(text: string): number {
+  const n = text.length;
+  const stack: string[] = [];
+  let i = 0;
+  const skipSpace = (): void => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  /** Reads a string at `i`; false (with `i` at the fault) when it is not one. */
+  const readString = (): boolean => {
+    if (text[i] !== '"') return false;
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c !== 0x5c) {
+        i++;
+        continue;
+      }
+      const escape = text[i + 1];
+      if (escape === 'u') {
+        i += 2;
+        for (let k = 0; k < 4; k++, i++) if (!/^[0-9a-fA-F]$/.test(text[i] ?? '')) return false;
+      } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) i += 2;
+      else {
+        i++;
+        return false;
+      }
+    }
+    return false;
+  };
+  const digits = (): boolean => {
+    const from = i;
+    while (i < n && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) i++;
+    return i > from;
+  };
+  /** Reads a number at `i`; false (with `i` at the fault) when it is not one. */
+  const readNumber = (): boolean => {
+    if (text[i] === '-') i++;
+    if (text[i] === '0') i++;
+    else if (!digits()) return false;
+    if (text[i] === '.') {
+      i++;
+      if (!digits()) return false;
+    }
+    if (text[i] === 'e' || text[i] === 'E') {
+      i++;
+      if (text[i] === '+' || text[i] === '-') i++;
+      if (!digits()) return false;
+    }
+    return true;
+  };
+  /** After `{` or `,` in an object: a key and its colon. */
+  const readKey = (): boolean => {
+    skipSpace();
+    if (!readString()) return false;
+    skipSpace();
+    if (text[i] !== ':') return false;
+    i++;
+    return true;
+  };
+  for (;;) {
+    // A value is expected at `i`.
+    skipSpace();
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      i++;
+      skipSpace();
+      if (text[i] === (c === '{' ? '}' : ']')) i++;
+      else {
+        stack.push(c);
+        if (c === '{' && !readKey()) return i;
+        continue;
+      }
+    } else if (c === '"') {
+      if (!readString()) return i;
+    } else if (text.startsWith('true', i) || text.startsWith('null', i)) i += 4;
+    else if (text.startsWith('false', i)) i += 5;
+    else if (!readNumber()) return i;
+    // A value ended: close containers, or go on to the next element.
+    for (;;) {
+      skipSpace();
+      const open = stack[stack.length - 1];
+      if (open === undefined) return i < n ? i : n;
+      if (text[i] === ',') {
+        i++;
+        if (open === '{' && !readKey()) return i;
+        break;
+      }
+      if (text[i] !== (open === '{' ? '}' : ']')) return i;
+      i++;
+      stack.pop();
+    }
   }
 }
 
@@ -295,15 +453,17 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     return undefined;
   };
 
+  const apiKeyFrom = pickName(env, ['ZOTERO_API_KEY', 'ZOT_API_KEY']);
   const apiKey = pick('apiKey', ['ZOTERO_API_KEY', 'ZOT_API_KEY'], profile.api_key)?.trim();
-  if (apiKey !== undefined && !/^[A-Za-z0-9]{8,}$/.test(apiKey)) {
-    // Never echo the value: it is a secret even when malformed.
-    throw new ZoteusError(
-      'validation_error',
-      'ZOTERO_API_KEY is malformed (expected letters and digits only).',
-      {
-        field: 'ZOTERO_API_KEY',
-      },
+  if (apiKey !== undefined && apiKeyFrom !== undefined)
+    checkSecret(apiKeyFrom, apiKeyFrom, apiKey, API_KEY_MAX);
+  else if (apiKey !== undefined) {
+    checkSecret(
+      'ZOTERO_API_KEY',
+      `The api_key of profile '${profileName}' in ${configFile}`,
+      apiKey,
+      API_KEY_MAX,
+      `Fix api_key in ${configFile} (or run \`zot config init\` again), or set ZOTERO_API_KEY.`,
     );
   }
   const libraryIdText = pick('libraryId', ['ZOTERO_LIBRARY_ID', 'ZOT_LIBRARY_ID'], profile.library_id);
@@ -379,20 +539,9 @@ function parseEmbeddings(env: Env): EmbeddingsConfig {
   const urlText = env.ZOTEUS_EMBEDDINGS_URL?.trim() || defaults?.url;
   const keyName = env.ZOTEUS_EMBEDDINGS_API_KEY?.trim() ? 'ZOTEUS_EMBEDDINGS_API_KEY' : 'OPENAI_API_KEY';
   const apiKey = env[keyName]?.trim() || undefined;
-  // It goes into an HTTP header: whitespace or control characters would break the request (and
-  // fetch's error could quote it). Never echo the value: it is a secret even when malformed.
   // OPENAI_API_KEY belongs to other tools too: it only stops Zoteus when Zoteus would send it.
   const checked = keyName === 'ZOTEUS_EMBEDDINGS_API_KEY' || embeddings === 'openai';
-  if (apiKey !== undefined && checked && !/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new ZoteusError(
-      'validation_error',
-      `${keyName} is malformed (expected printable ASCII, no spaces).`,
-      {
-        field: keyName,
-        hint: `Fix or unset ${keyName}.`,
-      },
-    );
-  }
+  if (apiKey !== undefined && checked) checkSecret(keyName, keyName, apiKey, EMBEDDINGS_KEY_MAX);
   return {
     embeddings,
     embeddingsUrl: urlText === undefined ? undefined : parseApiUrl('ZOTEUS_EMBEDDINGS_URL', urlText),

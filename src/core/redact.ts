@@ -22,30 +22,96 @@ const MAY_HOLD_SECRET = /zotero-api-key|authorization|bearer|[?&](?:key|api_key|
 export interface Redactor {
   (text: string): string;
   /**
-   * False only when nothing in `text` can be changed: no configured secret in it and nothing a
-   * pattern needs. Holds for the JSON text of a value too, for every string inside it (JSON
-   * escapes none of the characters a key or a pattern's words are made of; a secret that has
-   * such characters makes this always true).
+   * False only when nothing in `text` can be changed: no 8-character run of a configured secret
+   * in it and nothing a pattern needs. Holds for the JSON text of a value too, for every string
+   * inside it: a secret's JSON-escaped form is matched as well as the secret itself.
    */
   mayChange(text: string): boolean;
   /** The same redactor, also removing these extra secrets. */
   with(secrets: Iterable<string | undefined>): Redactor;
 }
 
+/**
+ * The shortest run of a secret's characters that is removed, and so the shortest secret the
+ * configuration accepts (config.ts): a message cut through a key must not print most of it,
+ * and redacting runs shorter than this would shred ordinary text.
+ */
+export const MIN_SECRET_RUN = 8;
+
+/**
+ * Runs are found from anchors: the 6-character pieces of a secret starting at every third
+ * character. Any 8 consecutive characters of a secret hold one of them whole (the next piece
+ * starts at most 2 characters in and ends by the 8th), so one native `includes` per anchor tells
+ * that a text holds no run, and only where an anchor occurs do the 8-character windows around it
+ * need a look.
+ */
+const ANCHOR = 6;
+const STRIDE = MIN_SECRET_RUN + 1 - ANCHOR;
+
+interface SecretRuns {
+  /** Every 8-character window of every secret (and of its JSON-escaped form). */
+  windows: ReadonlySet<string>;
+  anchors: readonly string[];
+}
+
+function compileSecrets(known: readonly string[]): SecretRuns {
+  const windows = new Set<string>();
+  const anchors = new Set<string>();
+  for (const secret of known) {
+    // A secret with a quote or a backslash stands escaped in JSON text: match that form too.
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    for (const form of escaped === secret ? [secret] : [secret, escaped]) {
+      for (let i = 0; i + MIN_SECRET_RUN <= form.length; i++) windows.add(form.slice(i, i + MIN_SECRET_RUN));
+      for (let i = 0; i + ANCHOR <= form.length; i += STRIDE) anchors.add(form.slice(i, i + ANCHOR));
+    }
+  }
+  return { windows, anchors: [...anchors] };
+}
+
+/**
+ * `text` without any run of 8 or more characters of a secret: each maximal stretch covered by
+ * such windows becomes one REDACTED. A window holds one anchor at 0, 1 or 2 characters from its
+ * start, so the windows to test are the 3 starting at or just before each anchor found.
+ */
+function removeRuns(text: string, runs: SecretRuns): string {
+  let starts: number[] | undefined;
+  for (const anchor of runs.anchors) {
+    for (let at = text.indexOf(anchor); at >= 0; at = text.indexOf(anchor, at + 1)) {
+      for (let i = Math.max(0, at - STRIDE + 1); i <= at && i + MIN_SECRET_RUN <= text.length; i++) {
+        if (runs.windows.has(text.slice(i, i + MIN_SECRET_RUN))) (starts ??= []).push(i);
+      }
+    }
+  }
+  if (starts === undefined) return text;
+  starts.sort((a, b) => a - b);
+  let out = '';
+  let kept = 0;
+  let runStart = starts[0] as number;
+  let runEnd = runStart;
+  for (const start of starts) {
+    if (start > runEnd) {
+      out += text.slice(kept, runStart) + REDACTED;
+      kept = runEnd;
+      runStart = start;
+    }
+    runEnd = Math.max(runEnd, start + MIN_SECRET_RUN);
+  }
+  return out + text.slice(kept, runStart) + REDACTED + text.slice(runEnd);
+}
+
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
-  // Only secrets long enough to be keys: redacting a two-letter string would shred the text.
-  const known = [...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length >= 8))];
-  known.sort((a, b) => b.length - a.length);
+  // Shorter strings are not keys (the configuration refuses them): redacting them would shred text.
+  const known = [
+    ...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_RUN)),
+  ];
+  const runs = compileSecrets(known);
   const redact = ((text: string): string => {
-    let out = text;
-    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    const out = runs.anchors.length > 0 ? removeRuns(text, runs) : text;
     if (!MAY_HOLD_SECRET.test(out)) return out;
-    for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, `$1${REDACTED}`);
-    return out;
+    return SECRET_PATTERNS.reduce((acc, pattern) => acc.replace(pattern, `$1${REDACTED}`), out);
   }) as Redactor;
-  const escapable = known.some((secret) => /[^\w.~+/=-]/.test(secret));
   redact.mayChange = (text) =>
-    escapable || known.some((secret) => text.includes(secret)) || MAY_HOLD_SECRET.test(text);
+    runs.anchors.some((anchor) => text.includes(anchor)) || MAY_HOLD_SECRET.test(text);
   redact.with = (more) => createRedactor([...known, ...more]);
   return redact;
 }

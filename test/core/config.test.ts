@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/core/config.js';
+import { jsonErrorOffset, loadConfig } from '../../src/core/config.js';
+import type { ZoteusError } from '../../src/core/errors.js';
 
 let dir: string;
 let env: Record<string, string>;
@@ -100,6 +101,108 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(/is not valid/);
   });
 
+  describe('a config file that is not JSON', () => {
+    const KEY = 'Pr0f1leK3y-Abc123Def456';
+    const failure = (text: string): ZoteusError => {
+      mkdirSync(join(dir, 'cfg'), { recursive: true });
+      writeFileSync(join(dir, 'cfg', 'config.json'), text);
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return error as ZoteusError;
+      }
+      throw new Error('expected a rejection');
+    };
+    const everything = (e: ZoteusError) =>
+      `${e.message}\n${e.hint ?? ''}\n${JSON.stringify(e)}\n${e.stack ?? ''}`;
+
+    it.each([
+      // The key without quotes: JSON.parse's own message quotes the text around it.
+      [`{\n  "profiles": {\n    "home": { "api_key": ${KEY} }\n  }\n}\n`, 3, 26],
+      [`{"profiles": {"home": {"api_key": "${KEY}" "library_id": 1}}}`, 1, 61],
+      [`{"profiles": {"home": {"api_key": "${KEY}",}}}`, 1, 61],
+      [`{"profiles": {"home": {"api_key": "${KEY}"`, 1, 60],
+    ])('names the file, line and column, never its text (%#)', (text, line, column) => {
+      const error = failure(text);
+      expect(error.code).toBe('validation_error');
+      expect(error.message).toBe(
+        `The config file ${join(dir, 'cfg', 'config.json')} is not valid JSON (line ${line}, column ${column}).`,
+      );
+      for (let i = 0; i + 8 <= KEY.length; i++) expect(everything(error)).not.toContain(KEY.slice(i, i + 8));
+      expect(everything(error)).not.toContain('api_key');
+    });
+
+    it('valid JSON without a profiles object is refused without quoting it', () => {
+      const error = failure(`{"api_key": "${KEY}"}`);
+      expect(error.message).toMatch(/is not valid \(no "profiles" object\)/);
+      expect(everything(error)).not.toContain(KEY.slice(0, 8));
+    });
+  });
+
+  it('jsonErrorOffset finds the first character that breaks JSON', () => {
+    const cases: Array<[string, number]> = [
+      ['{"a":1,}', 7],
+      ['{"a" 1}', 5],
+      ['[1,2', 4],
+      ['{"a":"b\\x"}', 8],
+      ['{"a":"b\nc"}', 7],
+      ['[01]', 2],
+      ['[1.]', 3],
+      ['[-]', 2],
+      ['[1e+]', 4],
+      ['{"a":tru}', 5],
+      ['  ', 2],
+      ['{"a":[1,{"b":nul}]}', 13],
+      ['"\\u12G4"', 5],
+      ['[1 2]', 3],
+      ['{"a":1,"b"}', 10],
+      ['[] []', 3],
+      ['\uFEFF{}', 0],
+      ['['.repeat(100_000), 100_000],
+    ];
+    for (const [text, offset] of cases)
+      expect([text.slice(0, 20), jsonErrorOffset(text)]).toEqual([text.slice(0, 20), offset]);
+  });
+
+  describe('the Zotero API key', () => {
+    it('accepts any printable key of 8 to 256 characters: hyphens, dots, underscores, punctuation', () => {
+      for (const key of ['zk-7Hq2-Wm9x-Lp4R-tV8n-Bc3D', 'a.b_c~d+e/f=g!h', 'Ab3dEf6h', 'x'.repeat(256)]) {
+        expect(loadConfig({ ...env, ZOTERO_API_KEY: key }).apiKey).toBe(key);
+      }
+      expect(loadConfig({ ...env, ZOT_API_KEY: 'zk-7Hq2-Wm9x' }).apiKey).toBe('zk-7Hq2-Wm9x');
+    });
+
+    it.each([
+      ['short', 'zk-7Hq2', /too short \(7 characters/],
+      ['long', 'k'.repeat(257), /too long \(257 characters; at most 256\)/],
+      ['with a space', 'zk-7Hq2 Wm9x-Lp4R', /malformed \(expected printable ASCII/],
+      ['non-ASCII', 'zk-7Hq2-Wm9x-Lp4R-é', /malformed/],
+      ['with a control character', 'zk-7Hq2\u0007Wm9x-Lp4R', /malformed/],
+    ])('refuses a %s key, naming the variable it came from, never echoing it', (_what, key, problem) => {
+      for (const name of ['ZOTERO_API_KEY', 'ZOT_API_KEY']) {
+        const attempt = () => loadConfig({ ...env, [name]: key });
+        expect(attempt).toThrow(expect.objectContaining({ code: 'validation_error', field: name }));
+        expect(attempt).toThrow(problem);
+        try {
+          attempt();
+        } catch (error) {
+          const text = `${String(error)} ${JSON.stringify(error)} ${(error as Error).stack ?? ''}`;
+          expect(text).not.toContain(key.slice(0, 7));
+        }
+      }
+    });
+
+    it('a short api_key in the profile names the profile and the file', () => {
+      writeFile({ default_profile: 'home', profiles: { home: { api_key: 'abc' } } });
+      expect(() => loadConfig(env)).toThrow(
+        expect.objectContaining({
+          field: 'ZOTERO_API_KEY',
+          message: expect.stringMatching(/^The api_key of profile 'home' in .*config\.json is too short/),
+        }),
+      );
+    });
+  });
+
   describe('embeddings', () => {
     it('are off by default, with the URL and model unset', () => {
       expect(loadConfig(env)).toMatchObject({
@@ -145,6 +248,19 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...both, ZOTEUS_EMBEDDINGS_API_KEY: 'sk-from-zoteus-var' }).embeddingsApiKey).toBe(
         'sk-from-zoteus-var',
       );
+    });
+
+    it('an embeddings key shorter than 8 characters is refused at startup, naming the variable', () => {
+      for (const [name, extra] of [
+        ['ZOTEUS_EMBEDDINGS_API_KEY', {}],
+        ['OPENAI_API_KEY', { ZOTEUS_EMBEDDINGS: 'openai' }],
+      ] as const) {
+        const attempt = () => loadConfig({ ...env, ...extra, [name]: 'sk-1234' });
+        expect(attempt).toThrow(expect.objectContaining({ code: 'validation_error', field: name }));
+        expect(attempt).toThrow(/too short \(7 characters; at least 8/);
+        expect(attempt).not.toThrow(/sk-1234/);
+      }
+      expect(loadConfig({ ...env, ZOTEUS_EMBEDDINGS_API_KEY: 'sk-12345' }).embeddingsApiKey).toBe('sk-12345');
     });
 
     it('a malformed key is a validation_error that does not echo it', () => {

@@ -8,9 +8,13 @@
  * ZOTEUS_CROSSREF_URL (default https://api.crossref.org), ZOTEUS_DATACITE_URL (default
  * https://api.datacite.org), ZOTEUS_ARXIV_URL (default https://export.arxiv.org/api);
  * ZOTEUS_CROSSREF_MAILTO optionally joins Crossref's polite pool. The Zotero API key is never
- * sent to a resolver: these requests use plain `fetch`, not the Zotero client.
+ * sent to a resolver: these requests carry no credentials. They go through the shared outbound
+ * HTTP layer (core/http/send.ts) like every other client's: bounded retries, a timeout,
+ * redirects followed by hand, redacted log lines and errors.
  */
 import { ZoteusError } from '../errors.js';
+import { createHttpLayer, newCall } from '../http/index.js';
+import { createRedactor } from '../redact.js';
 import type { Deps } from '../tool.js';
 import { cslToZotero, type CslItem } from './csl.js';
 import { decodeEntities, jatsToText, squash } from './html.js';
@@ -23,8 +27,13 @@ export interface ResolverSettings {
   arxiv: string;
   mailto: string | undefined;
   timeoutMs: number;
+  /** What one resolver request may spend waiting out rate limits (ZOTEUS_RETRY_BUDGET_MS). */
+  retryBudgetMs: number;
   userAgent: string;
 }
+
+/** What the resolvers need from `Deps`; without `redact`, only key-shaped forms are redacted. */
+export type ResolverDeps = Pick<Deps, 'clock' | 'log'> & Partial<Pick<Deps, 'redact'>>;
 
 /** The resolver settings, read and validated with the rest of the configuration (config.ts). */
 export function resolverSettings(deps: Pick<Deps, 'config' | 'version'>): ResolverSettings {
@@ -35,96 +44,72 @@ export function resolverSettings(deps: Pick<Deps, 'config' | 'version'>): Resolv
     arxiv,
     mailto,
     timeoutMs: deps.config.timeoutMs,
+    retryBudgetMs: deps.config.retryBudgetMs,
     userAgent: `Zoteus/${deps.version}${mailto ? ` (mailto:${mailto})` : ''}`,
   };
 }
 
-/** Retries of one resolver request (network errors, 429, 5xx) before giving up. */
+/** Attempts of one resolver request (network errors, 429, 502-504) before giving up. */
 const MAX_ATTEMPTS = 3;
 /** A Retry-After longer than this is not waited out: the entry fails as `rate_limited`. */
 const MAX_WAIT_MS = 30_000;
+/** Answers a resolver gives while busy or restarting: waited out and asked again. */
+const BUSY: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 interface Answer {
   status: number;
   text: string;
 }
 
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
+const URL_VARIABLE: Record<string, string> = {
+  Crossref: 'ZOTEUS_CROSSREF_URL',
+  DataCite: 'ZOTEUS_DATACITE_URL',
+  arXiv: 'ZOTEUS_ARXIV_URL',
+};
 
 /** One GET to a resolver with bounded retries; non-2xx statuses other than retried ones are returned. */
-async function get(
-  deps: Pick<Deps, 'clock' | 'log'>,
+function get(
+  deps: ResolverDeps,
   settings: ResolverSettings,
   service: string,
   url: string,
   accept: string,
 ): Promise<Answer> {
-  for (let attempt = 1; ; attempt++) {
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(url, {
-        headers: { Accept: accept, 'User-Agent': settings.userAgent },
-        signal: AbortSignal.timeout(settings.timeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      const reason =
-        (error as { name?: string }).name === 'TimeoutError'
-          ? `no answer within ${settings.timeoutMs} ms`
-          : describe(error);
-      deps.log.debug(`GET ${url} failed: ${reason}`);
-      if (attempt < MAX_ATTEMPTS) {
-        await deps.clock.sleep(250 * 2 ** attempt);
-        continue;
-      }
-      throw new ZoteusError(
-        'network_error',
-        `Could not reach ${service} (${new URL(url).origin}): ${reason}.`,
-        {
-          hint: `Check the network (and ${service === 'Crossref' ? 'ZOTEUS_CROSSREF_URL' : service === 'DataCite' ? 'ZOTEUS_DATACITE_URL' : 'ZOTEUS_ARXIV_URL'}), then retry.`,
-        },
-      );
-    }
-    deps.log.debug(`GET ${url} ${response.status}`);
-    const status = response.status;
-    if (status === 429 || status === 502 || status === 503 || status === 504) {
-      const wait = retryAfterMs(response.headers.get('retry-after')) ?? 500 * 2 ** attempt;
-      if (attempt < MAX_ATTEMPTS && wait <= MAX_WAIT_MS) {
-        await deps.clock.sleep(wait);
-        continue;
-      }
-      if (status === 429) {
-        const seconds = Math.max(1, Math.ceil(wait / 1000));
-        throw new ZoteusError('rate_limited', `${service} is throttling requests (HTTP 429).`, {
-          retryAfterSeconds: seconds,
-          hint: `Wait ${seconds} seconds, then retry.`,
-        });
-      }
-      throw new ZoteusError('api_error', `${service} failed on its side (HTTP ${status}).`, {
-        retryable: true,
-        status,
-        hint: 'Retry in a moment.',
-      });
-    }
-    return { status, text };
-  }
-}
-
-function describe(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return (error as Error)?.message || 'connection failed';
+  const layer = createHttpLayer({
+    clock: deps.clock,
+    redact: deps.redact ?? createRedactor(),
+    log: (line) => deps.log.debug(line),
+    timeoutMs: settings.timeoutMs,
+    retry: { statuses: BUSY, maxRetries: MAX_ATTEMPTS - 1, maxWaitMs: MAX_WAIT_MS },
+  });
+  return layer.send(
+    {
+      method: 'GET',
+      url,
+      server: service,
+      headers: { Accept: accept, 'User-Agent': settings.userAgent },
+      resendable: true,
+      call: newCall(settings.retryBudgetMs),
+      failures: {
+        rateLimited: (seconds, cause) =>
+          cause.kind === 'status' && cause.status !== 429
+            ? unexpected(service, cause.status)
+            : new ZoteusError('rate_limited', `${service} is throttling requests (HTTP 429).`, {
+                retryAfterSeconds: seconds,
+                hint: `Wait ${seconds} seconds, then retry.`,
+              }),
+        unreachable: (reason) =>
+          new ZoteusError(
+            'network_error',
+            `Could not reach ${service} (${new URL(url).origin}): ${reason}.`,
+            {
+              hint: `Check the network (and ${URL_VARIABLE[service] ?? 'the resolver URL'}), then retry.`,
+            },
+          ),
+      },
+    },
+    ({ status, text }) => ({ status, text }),
+  );
 }
 
 function unexpected(service: string, status: number): ZoteusError {
@@ -330,7 +315,7 @@ export interface Resolved {
  * Crossref's error is the answer (it may well be a Crossref DOI).
  */
 export async function resolveDoi(
-  deps: Pick<Deps, 'clock' | 'log'>,
+  deps: ResolverDeps,
   settings: ResolverSettings,
   schema: ItemSchema,
   doi: string,
@@ -491,7 +476,7 @@ export function arxivToZotero(
  * `not_found` when the feed has no entry for it. A failed request fails every id of it.
  */
 export async function resolveArxiv(
-  deps: Pick<Deps, 'clock' | 'log'>,
+  deps: ResolverDeps,
   settings: ResolverSettings,
   schema: ItemSchema,
   ids: readonly string[],

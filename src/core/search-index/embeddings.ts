@@ -4,9 +4,11 @@
  *
  * Texts go in batches of ZOTEUS_EMBEDDINGS_BATCH, one request at a time: embedding a library
  * is a background chore, and a single stream of requests is the easiest on a rate limit.
- * 429/503 answers are waited out like the Zotero client does (src/core/zotero/ratelimit.ts):
- * Retry-After when given, else capped exponential backoff, all charged to one retry budget
- * (ZOTEUS_RETRY_BUDGET_MS) per `embed` call. Each finished batch is handed to `onBatch`, so a
+ * Requests go through the shared outbound HTTP layer (core/http/send.ts), as the Zotero
+ * client's do: 429/503 answers are waited out (Retry-After or `retry-after-ms` when given, else
+ * capped exponential backoff, all charged to one retry budget, ZOTEUS_RETRY_BUDGET_MS, per
+ * `embed` call), a reset is resent, redirects never carry the key to another origin, and every
+ * error is redacted. Each finished batch is handed to `onBatch`, so a
  * caller that stores vectors as they come can resume after a failure instead of starting over.
  *
  * Every vector returned is scaled to unit length, so cosine similarity is a dot product and
@@ -17,19 +19,18 @@
 import { endianness } from 'node:os';
 import { EMBEDDINGS_DEFAULTS, type Config } from '../config.js';
 import { ZoteusError, type ErrorCode, type ZoteusErrorOptions } from '../errors.js';
-import { createRedactor } from '../redact.js';
-import type { Deps } from '../tool.js';
-import { describeTransportError, isTimeout } from '../zotero/errors.js';
 import {
-  backoffDelayMs,
-  createRateLimiter,
-  MAX_NETWORK_RETRIES,
+  createHttpLayer,
+  excerpt as quote,
   MAX_RATE_RETRIES,
-  networkRetryDelayMs,
   newCall,
-  parseRetryAfter,
-} from '../zotero/ratelimit.js';
-import type { CallContext, FetchLike } from '../zotero/types.js';
+  RESETS,
+  type CallContext,
+  type FetchLike,
+  type Failures,
+} from '../http/index.js';
+import { createRedactor, type Redactor } from '../redact.js';
+import type { Deps } from '../tool.js';
 
 export interface EmbedOptions {
   /** Aborts the call: the pending request is cancelled and `embed` rejects with the signal's reason. */
@@ -83,10 +84,6 @@ interface Batch {
 }
 
 const KEY_VARS = 'ZOTEUS_EMBEDDINGS_API_KEY (or OPENAI_API_KEY)';
-/** Transport failures after which the same request may well succeed. */
-const RESETS: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
-/** At most this much of a server's error text goes into a message. */
-const EXCERPT = 200;
 
 /** The embedder configured by ZOTEUS_EMBEDDINGS, or undefined when vector ranking is off. */
 export function createEmbedder(config: EmbedderConfig, deps: EmbedderDeps): Embedder | undefined {
@@ -99,10 +96,19 @@ export function createEmbedder(config: EmbedderConfig, deps: EmbedderDeps): Embe
   const endpoint = provider === 'openai' ? `${url}/embeddings` : `${url}/api/embed`;
   const batchSize = Math.max(1, config.embeddingsBatch);
   const redact = (deps.redact ?? createRedactor()).with([config.embeddingsApiKey]);
-  const fetchFn: FetchLike = deps.fetch ?? ((input, init) => fetch(input, init));
-  const random = deps.random ?? Math.random;
-  // Shared by the embedder's calls: a Retry-After seen by one call holds back the next one too.
-  const rate = createRateLimiter(deps.clock);
+  // One layer per embedder: a Retry-After seen by one call holds back the next one too.
+  const layer = createHttpLayer({
+    fetch: deps.fetch,
+    clock: deps.clock,
+    redact,
+    log: deps.log ? (line) => deps.log?.debug(line) : undefined,
+    random: deps.random,
+    timeoutMs: config.timeoutMs,
+    credentialOrigin: new URL(url).origin,
+    // A reset is worth a quick resend (the request changes nothing); a refused connection, an
+    // unknown host or a refused URL will not heal in a second, and a timeout took long enough.
+    retry: { transient: (reason) => RESETS.has(reason) },
+  });
   const server = provider === 'openai' ? `the embeddings server at ${url}` : `the Ollama server at ${url}`;
   // Every vector of one embedder must compare with every other: a changed dimension means the
   // server switched models under us.
@@ -162,7 +168,7 @@ export function createEmbedder(config: EmbedderConfig, deps: EmbedderDeps): Embe
         { status },
       );
     }
-    const said = excerpt(text);
+    const said = excerpt(text, redact);
     const message = `${base}${said ? `: ${said}` : ''}.`;
     if (status === 404) {
       return fail(
@@ -189,72 +195,55 @@ export function createEmbedder(config: EmbedderConfig, deps: EmbedderDeps): Embe
   }
 
   /** One batch's answer, parsed as JSON, after rate-limit retries. */
-  async function post(input: readonly string[], b: Batch, call: CallContext, signal?: AbortSignal) {
+  function post(
+    input: readonly string[],
+    b: Batch,
+    call: CallContext,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       Accept: 'application/json',
     };
     if (apiKey !== undefined) headers.Authorization = `Bearer ${apiKey}`;
-    const body = JSON.stringify({ model, input });
-    let rateRetries = 0;
-    let networkRetries = 0;
-    for (;;) {
-      await rate.waitUntil(call, rate.pausedUntil, (s) => rateLimited(b, s, 'an earlier Retry-After'));
-      signal?.throwIfAborted();
-      const started = performance.now();
-      const request = requestSignal(config.timeoutMs, signal);
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetchFn(endpoint, { method: 'POST', headers, body, signal: request.signal });
-        text = await response.text();
-      } catch (error) {
-        signal?.throwIfAborted();
-        const reason = isTimeout(error) ? `no answer within ${config.timeoutMs} ms` : transportReason(error);
-        deps.log?.debug(`POST ${endpoint} ${where(b)} ${reason}`);
-        // A reset is worth a quick resend (the request changes nothing); a refused connection,
-        // an unknown host or a refused URL will not heal in a second, and a timeout took long enough.
-        if (RESETS.has(reason) && networkRetries < MAX_NETWORK_RETRIES) {
-          const until = rate.now() + networkRetryDelayMs(networkRetries++, random);
-          await rate.waitUntil(call, until, () => unreachable(b, reason));
-          continue;
+    const failures: Failures = {
+      rateLimited: (seconds, cause, exhausted) =>
+        cause.kind === 'status' && exhausted
+          ? fail(
+              'rate_limited',
+              `${capital(server)} still answered HTTP ${cause.status} to ${where(b)} after ${MAX_RATE_RETRIES} retries.`,
+              `Wait ${seconds} seconds, then retry.`,
+              { retryAfterSeconds: seconds, status: cause.status },
+            )
+          : rateLimited(
+              b,
+              seconds,
+              cause.kind === 'pause' ? 'an earlier Retry-After' : `HTTP ${cause.status}`,
+            ),
+      unreachable: (reason, timedOut) => unreachable(b, reason, timedOut),
+    };
+    return layer.send(
+      {
+        method: 'POST',
+        url: endpoint,
+        server,
+        label: `${endpoint} ${where(b)}`,
+        headers,
+        body: JSON.stringify({ model, input }),
+        resendable: true,
+        call,
+        signal,
+        failures,
+      },
+      ({ status, text }) => {
+        if (status < 200 || status >= 300) throw httpFailure(b, status, text);
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          throw malformed(b, 'a body that is not JSON');
         }
-        throw unreachable(b, reason, isTimeout(error));
-      } finally {
-        request.dispose();
-      }
-      const status = response.status;
-      deps.log?.debug(`POST ${endpoint} ${where(b)} ${status} ${Math.round(performance.now() - started)}ms`);
-
-      if (status === 429 || status === 503) {
-        const retryAfter = retryAfterMs(response.headers, rate.now());
-        const wait = retryAfter ?? backoffDelayMs(rateRetries, random);
-        const seconds = Math.max(1, Math.ceil(wait / 1000));
-        if (rateRetries >= MAX_RATE_RETRIES) {
-          throw fail(
-            'rate_limited',
-            `${capital(server)} still answered HTTP ${status} to ${where(b)} after ${MAX_RATE_RETRIES} retries.`,
-            `Wait ${seconds} seconds, then retry.`,
-            { retryAfterSeconds: seconds, status },
-          );
-        }
-        rateRetries++;
-        const until = rate.now() + wait;
-        await rate.waitUntil(
-          call,
-          until,
-          (s) => rateLimited(b, s, `HTTP ${status}`),
-          retryAfter === undefined ? undefined : () => rate.pauseUntil(until),
-        );
-        continue;
-      }
-      if (status < 200 || status >= 300) throw httpFailure(b, status, text);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw malformed(b, 'a body that is not JSON');
-      }
-    }
+      },
+    );
   }
 
   function unreachable(b: Batch, reason: string, timedOut = false): ZoteusError {
@@ -323,22 +312,15 @@ export function createEmbedder(config: EmbedderConfig, deps: EmbedderDeps): Embe
   };
 }
 
-/** The transport's code (`ECONNREFUSED`…), else the innermost message: `fetch failed` says nothing. */
-function transportReason(error: unknown): string {
-  const described = describeTransportError(error);
-  if (described !== 'fetch failed') return described;
-  let inner: unknown = error;
-  while ((inner as { cause?: unknown } | null)?.cause instanceof Error)
-    inner = (inner as { cause: Error }).cause;
-  return (inner as Error).message || described;
-}
-
 function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The server's own words: `error.message` (OpenAI), `error` (Ollama), else the body's start. */
-function excerpt(text: string): string {
+/**
+ * The server's own words: `error.message` (OpenAI), `error` (Ollama), else the body's start;
+ * redacted, then cut (core/http's excerpt).
+ */
+function excerpt(text: string, redact: Redactor): string {
   let said = text;
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown } | null;
@@ -349,34 +331,7 @@ function excerpt(text: string): string {
   } catch {
     // Not JSON: quote the text itself.
   }
-  const flat = said.replace(/\s+/g, ' ').trim();
-  return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}…` : flat;
-}
-
-/** `Retry-After` (seconds or a date), or OpenAI's finer `retry-after-ms`; undefined when absent. */
-function retryAfterMs(headers: Headers, now: number): number | undefined {
-  const ms = headers.get('retry-after-ms')?.trim();
-  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
-  return parseRetryAfter(headers, now);
-}
-
-/** The request's signal: the caller's abort or the timeout, whichever comes first. */
-function requestSignal(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; dispose(): void } {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  if (!outer) return { signal: timeout, dispose: () => {} };
-  // By hand rather than AbortSignal.any, which Node 20 gained only in 20.3.
-  const controller = new AbortController();
-  const onOuter = () => controller.abort(outer.reason);
-  const onTimeout = () => controller.abort(timeout.reason);
-  outer.addEventListener('abort', onOuter, { once: true });
-  timeout.addEventListener('abort', onTimeout, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      outer.removeEventListener('abort', onOuter);
-      timeout.removeEventListener('abort', onTimeout);
-    },
-  };
+  return quote(said, redact);
 }
 
 /** Scaled to length 1 (computed in double precision); an all-zero vector stays zero. */

@@ -1,9 +1,13 @@
 /**
  * Maps HTTP answers and transport failures of the Zotero API to ZoteusErrors. Every text
- * built here passes through the redactor: the API key must never reach a message.
+ * built here passes through the redactor (and the shared HTTP layer redacts every error once
+ * more on its way out): the API key must never reach a message.
  */
 import { ZoteusError } from '../errors.js';
+import { excerpt } from '../http/errors.js';
 import type { Redactor } from '../redact.js';
+
+export { describeTransportError, isTimeout } from '../http/errors.js';
 
 export interface RequestDescription {
   method: string;
@@ -11,14 +15,6 @@ export interface RequestDescription {
   path: string;
   origin: string;
   redact: Redactor;
-}
-
-/** At most this much of a server's error body goes into a message. */
-const BODY_EXCERPT = 200;
-
-function excerpt(body: string): string {
-  const flat = body.replace(/\s+/g, ' ').trim();
-  return flat.length > BODY_EXCERPT ? `${flat.slice(0, BODY_EXCERPT)}…` : flat;
 }
 
 /** The field a `413` is about, when the server names it. */
@@ -48,7 +44,8 @@ export function httpError(
   field?: string,
 ): ZoteusError {
   const where = `${req.method} ${req.path}`;
-  const said = excerpt(body);
+  // Redacted before it is cut (excerpt): a key across the cut would otherwise mostly survive.
+  const said = excerpt(body, req.redact);
   const base = `The Zotero API answered HTTP ${status} to ${where}${said ? `: ${said}` : ''}.`;
   const make = (
     code: ConstructorParameters<typeof ZoteusError>[0],
@@ -124,10 +121,8 @@ export function rateLimitedError(
   );
 }
 
-/** The error for a refused, reset or timed-out connection. */
-export function networkError(req: RequestDescription, error: unknown, timeoutMs: number): ZoteusError {
-  const timedOut = isTimeout(error);
-  const reason = timedOut ? `no answer within ${timeoutMs} ms` : describeTransportError(error);
+/** The error for a refused, reset or timed-out connection (`reason` as the HTTP layer names it). */
+export function networkError(req: RequestDescription, reason: string, timedOut: boolean): ZoteusError {
   return new ZoteusError(
     'network_error',
     req.redact(`Could not reach the Zotero API at ${req.origin} (${req.method} ${req.path}): ${reason}.`),
@@ -137,23 +132,6 @@ export function networkError(req: RequestDescription, error: unknown, timeoutMs:
         : 'Check the network connection and ZOTERO_API_URL, then retry.',
     },
   );
-}
-
-export function isTimeout(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === 'TimeoutError' || name === 'AbortError';
-}
-
-/** `ECONNRESET`, `ECONNREFUSED`, `ENOTFOUND`…: the most specific code undici gives. */
-export function describeTransportError(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.length > 0) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' && message ? message : 'connection failed';
 }
 
 /** Per-object failure code → the string code of agent-interface.md. */

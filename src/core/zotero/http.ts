@@ -1,35 +1,21 @@
 /**
- * One request to the Zotero API, with the layers every call needs stacked around `fetch`:
- * the per-client in-flight limit, the server's Backoff pause, 429/503 retries within the
- * call's budget, a timeout, bounded resends of safe requests after a reset, typed errors and
- * a redacted log line. Everything above (paging, batches, the write engine) goes through here.
+ * One request to the Zotero API. The layers every call needs (the per-client in-flight limit,
+ * the server's Backoff pause, 429/503 retries within the call's budget, a timeout, bounded
+ * resends of safe requests after a reset, redirects that keep the key at home, redaction) are
+ * the shared outbound HTTP layer's (core/http/send.ts); this file adds what is Zotero's: the
+ * headers, the URL, typed errors and the parsed answer. Everything above (paging, batches, the
+ * write engine) goes through here.
  */
+import { createHttpLayer, type Failures } from '../http/index.js';
 import { randomHex } from '../node-crypto.js';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
-import {
-  describeTransportError,
-  httpError,
-  isTimeout,
-  networkError,
-  rateLimitedError,
-  type RequestDescription,
-} from './errors.js';
-import {
-  backoffDelayMs,
-  createRateLimiter,
-  MAX_NETWORK_RETRIES,
-  MAX_RATE_RETRIES,
-  networkRetryDelayMs,
-  newCall,
-  parseBackoff,
-  parseRetryAfter,
-} from './ratelimit.js';
+import { httpError, networkError, rateLimitedError, type RequestDescription } from './errors.js';
+import { newCall } from './ratelimit.js';
 import { createSemaphore } from './semaphore.js';
 import type {
   CallContext,
   Clock,
-  FetchLike,
   Query,
   RequestOptions,
   ZoteroClientOptions,
@@ -143,21 +129,25 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
       field: 'ZOTERO_API_URL',
     });
   }
-  const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
-  const clock = options.clock ?? realClock;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const layer = createHttpLayer({
+    fetch: options.fetch,
+    clock: options.clock ?? realClock,
+    redact,
+    log: options.log,
+    random: options.random,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    slots: createSemaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
+    // The key is the configured server's: a redirect elsewhere goes without it.
+    credentialOrigin: origin,
+    retry: { backoffHeader: true },
+  });
   const budgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
-  const random = options.random ?? Math.random;
-  const slots = createSemaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
-  const rate = createRateLimiter(clock);
-  const log = (line: string): void => options.log?.(redact(line));
 
   async function request<T>(
     method: string,
     path: string,
     opts: RequestOptions = {},
   ): Promise<ZoteroResponse<T>> {
-    const call = opts.call ?? newCall(budgetMs);
     const split = splitPath(path, opts.query);
     const relative = buildPath(split.path, split.query);
     const desc: RequestDescription = { method, path: relative, origin, redact };
@@ -173,95 +163,52 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     if (opts.ifUnmodifiedSinceVersion !== undefined)
       headers['If-Unmodified-Since-Version'] = String(opts.ifUnmodifiedSinceVersion);
     if (opts.writeToken !== undefined) headers['Zotero-Write-Token'] = opts.writeToken;
-    // Only a request whose repeat cannot do anything twice may be resent after a reset.
-    const resendable = method === 'GET' || method === 'HEAD' || opts.writeToken !== undefined;
-    let rateRetries = 0;
-    let networkRetries = 0;
-
-    for (;;) {
-      await rate.waitUntil(call, rate.pausedUntil, (s) => rateLimitedError(desc, s, 'Backoff'));
-      const release = await slots.acquire();
-      if (rate.pausedUntil > rate.now()) {
-        // A Backoff arrived while this request queued for a slot: it applies to us too.
-        release();
-        continue;
-      }
-      const started = performance.now();
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetchFn(root + relative, {
-          method,
-          headers,
-          body,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        text = await response.text();
-      } catch (error) {
-        release();
-        const ms = Math.round(performance.now() - started);
-        log(`${method} ${relative} ${isTimeout(error) ? 'timeout' : describeTransportError(error)} ${ms}ms`);
-        if (!isTimeout(error) && resendable && networkRetries < MAX_NETWORK_RETRIES) {
-          const until = rate.now() + networkRetryDelayMs(networkRetries, random);
-          networkRetries++;
-          await rate.waitUntil(call, until, () => networkError(desc, error, timeoutMs));
-          continue;
-        }
-        throw networkError(desc, error, timeoutMs);
-      }
-      release();
-      const status = response.status;
-      log(`${method} ${relative} ${status} ${Math.round(performance.now() - started)}ms`);
-
-      const backoff = parseBackoff(response.headers);
-      if (backoff !== undefined) rate.pauseUntil(rate.now() + backoff);
-
-      if (status === 429 || status === 503) {
-        const retryAfter = parseRetryAfter(response.headers, clock.now());
-        const wait = retryAfter ?? backoffDelayMs(rateRetries, random);
-        if (rateRetries >= MAX_RATE_RETRIES)
-          throw rateLimitedError(desc, Math.max(1, Math.ceil(wait / 1000)), `HTTP ${status}`);
-        rateRetries++;
-        const until = rate.now() + wait;
-        // While we wait out a Retry-After, hold this client's other requests too: they would
-        // only collect 429s. A call that gives up instead leaves no pause behind.
-        await rate.waitUntil(
-          call,
-          until,
-          (s) => rateLimitedError(desc, s, `HTTP ${status}`),
-          retryAfter === undefined ? undefined : () => rate.pauseUntil(until),
-        );
-        continue;
-      }
-
-      if ((status >= 200 && status < 300) || status === 304) {
-        return {
-          status,
-          headers: response.headers,
-          data: parseBody(text, response.headers) as T,
-          text,
-          lastModifiedVersion: intHeader(response.headers, 'last-modified-version'),
-          totalResults: intHeader(response.headers, 'total-results'),
-          links: parseLinks(response.headers.get('link')),
-        };
-      }
-
-      if (status === 412 && opts.writeToken !== undefined && networkRetries > 0) {
-        // The connection broke after the server took the first attempt: the token is spent.
-        throw new ZoteusError(
-          'conflict',
-          redact(
-            `${method} ${relative} was resent after a connection reset and the server reports its write token already used: the first attempt was saved, but its answer was lost.`,
-          ),
-          {
+    const failures: Failures = {
+      rateLimited: (seconds, cause) =>
+        rateLimitedError(desc, seconds, cause.kind === 'pause' ? 'Backoff' : `HTTP ${cause.status}`),
+      unreachable: (reason, timedOut) => networkError(desc, reason, timedOut),
+    };
+    return layer.send(
+      {
+        method,
+        url: root + relative,
+        server: 'the Zotero API',
+        label: relative,
+        headers,
+        body,
+        // Only a request whose repeat cannot do anything twice may be resent after a reset.
+        resendable: method === 'GET' || method === 'HEAD' || opts.writeToken !== undefined,
+        call: opts.call ?? newCall(budgetMs),
+        failures,
+      },
+      (answer) => {
+        const { status, text } = answer;
+        if ((status >= 200 && status < 300) || status === 304) {
+          return {
             status,
-            retryable: false,
-            hint: 'Do not resend: read the library (recently added objects) to find what was created.',
-          },
-        );
-      }
-      throw httpError(desc, status, text, opts.field);
-    }
+            headers: answer.headers,
+            data: parseBody(text, answer.headers) as T,
+            text,
+            lastModifiedVersion: intHeader(answer.headers, 'last-modified-version'),
+            totalResults: intHeader(answer.headers, 'total-results'),
+            links: parseLinks(answer.headers.get('link')),
+          };
+        }
+        if (status === 412 && opts.writeToken !== undefined && answer.resent) {
+          // The connection broke after the server took the first attempt: the token is spent.
+          throw new ZoteusError(
+            'conflict',
+            `${method} ${relative} was resent after a connection reset and the server reports its write token already used: the first attempt was saved, but its answer was lost.`,
+            {
+              status,
+              retryable: false,
+              hint: 'Do not resend: read the library (recently added objects) to find what was created.',
+            },
+          );
+        }
+        throw httpError(desc, status, text, opts.field);
+      },
+    );
   }
 
   return {

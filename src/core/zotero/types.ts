@@ -2,13 +2,15 @@
  * Public types of the Zotero Web API v3 client. Kept apart from the code so callers
  * (the library port, the write engine, tools) can import them without pulling in fetch.
  */
+import type { CallContext, FetchLike } from '../http/types.js';
 import type { Redactor } from '../redact.js';
 import type { Clock } from '../tool.js';
 
 /** The handlers' clock; tests pass a fake whose `sleep` does not really wait. */
 export type { Clock };
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+/** The shared HTTP layer's (core/http): one retry budget and one transport type for every client. */
+export type { CallContext, FetchLike };
 
 export interface ZoteroClientOptions {
   /** Default https://api.zotero.org; a trailing slash is ignored. */
@@ -59,18 +61,6 @@ export interface ZoteroResponse<T = unknown> {
   totalResults: number | undefined;
   /** `Link` header by rel (`next`, `last`, …). */
   links: Record<string, string>;
-}
-
-/**
- * One top-level operation ("call"): the retry budget is shared by every request it makes.
- * Pass the same context to several client methods to make them one call (the write engine does).
- */
-export interface CallContext {
-  readonly budgetMs: number;
-  /** Wait time already spent (overlapping waits of parallel requests count once). */
-  spentMs: number;
-  /** End of the latest wait already counted. */
-  countedUntil: number;
 }
 
 export interface RequestOptions {

@@ -1,0 +1,322 @@
+/**
+ * The one outbound HTTP layer. Every client of a remote server (the Zotero Web API and the
+ * desktop's local API through core/zotero/http.ts, the embeddings server, the metadata
+ * resolvers) sends through `createHttpLayer(...).send`, and keeps only what is its own: headers,
+ * URLs, the meaning of an answer and the wording of its errors. Stacked around `fetch` here:
+ *
+ * - an optional in-flight limit, the server's pauses (`Backoff`, `Retry-After`) and the waits
+ *   of 429/503 (or the client's statuses), all charged to the call's retry budget;
+ * - a timeout per attempt, an optional caller's abort signal, bounded resends of a request that
+ *   may be sent twice after a reset;
+ * - redirects followed by hand, at most MAX_REDIRECTS: credentials go only to the origin they
+ *   were configured for, and a request that changes something is never sent to another origin;
+ * - redaction: log lines, and every ZoteusError that leaves `send` (its own and those the
+ *   client's `read` throws), pass through the redactor, so no client can forget it.
+ */
+import { isZoteusError, ZoteusError } from '../errors.js';
+import type { Redactor } from '../redact.js';
+import { isTimeout, redactError, transportReason } from './errors.js';
+import {
+  backoffDelayMs,
+  createRateLimiter,
+  MAX_NETWORK_RETRIES,
+  MAX_RATE_RETRIES,
+  networkRetryDelayMs,
+  parseBackoff,
+  retryAfterMs,
+  type RateLimiter,
+} from './ratelimit.js';
+import type { CallContext, Clock, FetchLike, Slots } from './types.js';
+
+/** Redirects followed for one request; the next one is refused. */
+export const MAX_REDIRECTS = 5;
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Headers that carry credentials: never sent to an origin other than the configured one, however
+ * a client set them.
+ */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'zotero-api-key',
+]);
+
+export interface RetryPolicy {
+  /** Answers waited out and sent again (default 429 and 503). */
+  statuses?: ReadonlySet<number>;
+  /** Retries of such answers for one request (default MAX_RATE_RETRIES). */
+  maxRetries?: number;
+  /** A single wait longer than this is not waited out: the request fails at once. */
+  maxWaitMs?: number;
+  /**
+   * Whether a transport failure (by its code, e.g. `ECONNRESET`) is worth an immediate resend of
+   * a resendable request. Default: any failure but a timeout, which already took long enough.
+   */
+  transient?: (reason: string) => boolean;
+  /** Honour Zotero's `Backoff: N` header (a pause for every later request to the server). */
+  backoffHeader?: boolean;
+}
+
+export interface HttpLayerOptions {
+  clock: Clock;
+  /** Applied to every log line and every error that leaves the layer. */
+  redact: Redactor;
+  timeoutMs: number;
+  fetch?: FetchLike | undefined;
+  /** Jitter of the backoffs, in [0, 1). */
+  random?: (() => number) | undefined;
+  /** One line per exchange (method, what, status, ms), already redacted. */
+  log?: ((line: string) => void) | undefined;
+  slots?: Slots | undefined;
+  /**
+   * The origin the client's credentials were configured for (its base URL's). Default: the
+   * origin of each request's own URL.
+   */
+  credentialOrigin?: string | undefined;
+  retry?: RetryPolicy | undefined;
+}
+
+/** Why a wait is needed: a pause the server asked for earlier, or this request's own answer. */
+export type WaitCause = { kind: 'pause' } | { kind: 'status'; status: number };
+
+/** The client's wording of the failures the layer decides on. */
+export interface Failures {
+  /**
+   * A wait the call's budget cannot take (`exhausted` false), or the retries are used up or the
+   * wait exceeds `maxWaitMs` (`exhausted` true).
+   */
+  rateLimited(seconds: number, cause: WaitCause, exhausted: boolean): ZoteusError;
+  /** No answer: refused, reset, unknown host, a URL fetch will not take, or a timeout. */
+  unreachable(reason: string, timedOut: boolean): ZoteusError;
+}
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  /** Names the server in the layer's own messages: "the Zotero API", "Crossref". */
+  server: string;
+  /** What log lines and the layer's messages show after the method (default the URL). */
+  label?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+  body?: string | undefined;
+  /** Nothing happens twice if it arrives twice (GET, a create with a write token): may be resent after a reset. */
+  resendable: boolean;
+  call: CallContext;
+  /** The caller's abort: `send` rejects with its reason. */
+  signal?: AbortSignal | undefined;
+  failures: Failures;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  /** The body as received: parse it, but quote it only through `excerpt` (errors.ts). */
+  text: string;
+  /** Where the answer came from, after redirects. */
+  url: string;
+  /** The request was sent again after a transport failure (its first attempt may have landed). */
+  resent: boolean;
+}
+
+export interface HttpLayer {
+  /**
+   * Sends `request` (waits, retries, redirects) and hands the final answer to `read`, which
+   * returns the client's result or throws its error. Any ZoteusError out of here is redacted.
+   */
+  send<T>(request: HttpRequest, read: (answer: HttpAnswer) => T | Promise<T>): Promise<T>;
+  readonly redact: Redactor;
+  /** The pauses of this server, shared by every request of the layer. */
+  readonly rate: RateLimiter;
+}
+
+export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
+  const { redact, timeoutMs } = options;
+  const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const random = options.random ?? Math.random;
+  const rate = createRateLimiter(options.clock);
+  const policy = options.retry ?? {};
+  const statuses = policy.statuses ?? new Set([429, 503]);
+  const maxRetries = policy.maxRetries ?? MAX_RATE_RETRIES;
+  const maxWaitMs = policy.maxWaitMs ?? Number.POSITIVE_INFINITY;
+  const transient = policy.transient ?? (() => true);
+  const log = (line: string): void => options.log?.(redact(line));
+
+  /** One attempt: the request and the redirects it is answered with, under one signal. */
+  async function exchange(request: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
+    const label = request.label ?? request.url;
+    const first = new URL(request.url);
+    const credentialOrigin = options.credentialOrigin ?? first.origin;
+    let url = first;
+    let method = request.method;
+    let body = request.body;
+    let headers = { ...request.headers };
+    for (let hop = 0; ; hop++) {
+      const started = performance.now();
+      const response = await fetchFn(url.href, {
+        method,
+        headers: url.origin === credentialOrigin ? headers : withoutCredentials(headers),
+        body,
+        signal,
+        redirect: 'manual',
+      });
+      const what = hop === 0 ? label : url.href;
+      const location = response.headers.get('location');
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+        const text = await response.text();
+        log(`${method} ${what} ${response.status} ${Math.round(performance.now() - started)}ms`);
+        return { status: response.status, headers: response.headers, text, url: url.href, resent: false };
+      }
+      // The body of a redirect is never read: drop it and free the connection.
+      await response.body?.cancel().catch(() => undefined);
+      log(`${method} ${what} ${response.status} ${Math.round(performance.now() - started)}ms`);
+      const refuse = (why: string, to?: URL): ZoteusError =>
+        new ZoteusError(
+          'api_error',
+          `${capital(request.server)} redirected ${request.method} ${label}${to ? ` to ${to.origin}${to.pathname}` : ''} (HTTP ${response.status}), and Zoteus did not follow: ${why}.`,
+          {
+            status: response.status,
+            retryable: false,
+            hint: 'Check the server URL: point it at the server itself rather than at an address that forwards elsewhere.',
+          },
+        );
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw refuse('its Location is not a URL');
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') throw refuse('not an http(s) URL', next);
+      if (next.username || next.password) throw refuse('the new URL carries credentials', next);
+      if (hop >= MAX_REDIRECTS) throw refuse(`more than ${MAX_REDIRECTS} redirects`, next);
+      const reading = method === 'GET' || method === 'HEAD';
+      if (!reading) {
+        // 301/302/303 would turn a write into a read whose answer looks like success; and the
+        // body, library data meant for this server, never goes anywhere else.
+        if (response.status !== 307 && response.status !== 308)
+          throw refuse(`a ${method} is only followed when the redirect keeps it (307 or 308)`, next);
+        if (next.origin !== first.origin)
+          throw refuse(`a ${method} is never sent on to another server`, next);
+      }
+      url = next;
+      if (next.origin !== credentialOrigin) headers = withoutCredentials(headers);
+      if (response.status === 303 && method !== 'HEAD') {
+        method = 'GET';
+        body = undefined;
+      }
+    }
+  }
+
+  async function deliver(request: HttpRequest): Promise<HttpAnswer> {
+    const { call, failures } = request;
+    const pause = (seconds: number) => failures.rateLimited(seconds, { kind: 'pause' }, false);
+    let rateRetries = 0;
+    let networkRetries = 0;
+    for (;;) {
+      await rate.waitUntil(call, rate.pausedUntil, pause);
+      request.signal?.throwIfAborted();
+      const release = options.slots ? await options.slots.acquire() : undefined;
+      if (rate.pausedUntil > rate.now()) {
+        // A pause arrived while this request queued for a slot: it applies to us too.
+        release?.();
+        continue;
+      }
+      const started = performance.now();
+      const attempt = attemptSignal(timeoutMs, request.signal);
+      let answer: HttpAnswer | undefined;
+      let failure: unknown;
+      try {
+        answer = await exchange(request, attempt.signal);
+      } catch (error) {
+        failure = error;
+      } finally {
+        attempt.dispose();
+        release?.();
+      }
+      if (answer === undefined) {
+        if (isZoteusError(failure)) throw failure;
+        request.signal?.throwIfAborted();
+        const timedOut = isTimeout(failure);
+        const reason = timedOut ? `no answer within ${timeoutMs} ms` : transportReason(failure);
+        const ms = Math.round(performance.now() - started);
+        log(`${request.method} ${request.label ?? request.url} ${timedOut ? 'timeout' : reason} ${ms}ms`);
+        if (!timedOut && request.resendable && networkRetries < MAX_NETWORK_RETRIES && transient(reason)) {
+          const until = rate.now() + networkRetryDelayMs(networkRetries++, random);
+          await rate.waitUntil(call, until, () => failures.unreachable(reason, false));
+          continue;
+        }
+        throw failures.unreachable(reason, timedOut);
+      }
+
+      if (policy.backoffHeader) {
+        const backoff = parseBackoff(answer.headers);
+        if (backoff !== undefined) rate.pauseUntil(rate.now() + backoff);
+      }
+      if (statuses.has(answer.status)) {
+        const cause: WaitCause = { kind: 'status', status: answer.status };
+        const retryAfter = retryAfterMs(answer.headers, rate.now());
+        const wait = retryAfter ?? backoffDelayMs(rateRetries, random);
+        if (rateRetries >= maxRetries || wait > maxWaitMs)
+          throw failures.rateLimited(Math.max(1, Math.ceil(wait / 1000)), cause, true);
+        rateRetries++;
+        const until = rate.now() + wait;
+        // While we wait out a Retry-After, hold this server's other requests too: they would
+        // only collect 429s. A call that gives up instead leaves no pause behind.
+        await rate.waitUntil(
+          call,
+          until,
+          (seconds) => failures.rateLimited(seconds, cause, false),
+          retryAfter === undefined ? undefined : () => rate.pauseUntil(until),
+        );
+        continue;
+      }
+      return { ...answer, resent: networkRetries > 0 };
+    }
+  }
+
+  return {
+    redact,
+    rate,
+    async send(request, read) {
+      try {
+        return await read(await deliver(request));
+      } catch (error) {
+        // The one boundary every client's errors cross: whatever a client quoted, no secret leaves.
+        throw isZoteusError(error) ? redactError(error, redact) : error;
+      }
+    },
+  };
+}
+
+function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) out[name] = value;
+  }
+  return out;
+}
+
+/** The attempt's signal: the caller's abort or the timeout, whichever comes first. */
+function attemptSignal(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  if (!outer) return { signal: timeout, dispose: () => {} };
+  // By hand rather than AbortSignal.any, which Node 20 gained only in 20.3.
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer.reason);
+  const onTimeout = () => controller.abort(timeout.reason);
+  outer.addEventListener('abort', onOuter, { once: true });
+  timeout.addEventListener('abort', onTimeout, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      outer.removeEventListener('abort', onOuter);
+      timeout.removeEventListener('abort', onTimeout);
+    },
+  };
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

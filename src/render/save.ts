@@ -11,9 +11,9 @@
  */
 import { randomHex } from '../core/node-crypto.js';
 import { constants, existsSync } from 'node:fs';
-import { copyFile, link, lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ZoteusError } from '../core/errors.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -215,9 +215,10 @@ export async function saveFile(raw: string, content: string, options: SaveOption
   if (now?.isDirectory()) throw invalid(field, `${target} is a folder; ${field} must name a file.`);
   if (now !== undefined && !options.overwrite) throw existsError(field, target, options.surface);
 
-  const temp = join(dir, `.${basename(target)}.${randomHex(6)}.tmp`);
+  const { temp, handle } = await openTemp(dir).catch((error: unknown) => {
+    throw fsError(error, field, target);
+  });
   try {
-    const handle = await open(temp, 'wx', 0o666);
     try {
       await handle.writeFile(content, 'utf8');
       await handle.sync();
@@ -239,6 +240,23 @@ export async function saveFile(raw: string, content: string, options: SaveOption
     await rm(temp, { force: true });
   }
   return target;
+}
+
+/**
+ * A new, empty temporary file in `dir`, named `.zt-<8 hex>.tmp`: a short name of its own
+ * rather than the target's name plus a suffix, so that it fits wherever the target's name
+ * fits (a 255-byte name is valid, 18 bytes more are not). A name another write holds is
+ * skipped, never reused or removed.
+ */
+async function openTemp(dir: string): Promise<{ temp: string; handle: FileHandle }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const temp = join(dir, `.zt-${randomHex(4)}.tmp`);
+    try {
+      return { temp, handle: await open(temp, 'wx', 0o666) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt === 5) throw error;
+    }
+  }
 }
 
 /**

@@ -51,7 +51,47 @@ const HOSTILE_CHARS = [
   '\ufeff',
 ];
 
-const hostileChar = fc.constantFrom(...HOSTILE_CHARS);
+/** Pieces of Markdown and HTML syntax that a viewer would act on if a cell passed them through. */
+const MARKUP_PIECES = [
+  '(',
+  ')',
+  '/',
+  '~',
+  '$',
+  '^',
+  '{',
+  '}',
+  '?',
+  'x',
+  'www.',
+  'WWW.',
+  'http://',
+  'https://',
+  'javascript:',
+  'mailto:',
+  '<script>',
+  '</script>',
+  '<img src=x onerror=alert(1)>',
+  '<b>',
+  '<!--',
+  'onerror=',
+  '&lt;',
+  '&#60;',
+  '&#x3C;',
+  '&amp;',
+  '![',
+  '](',
+  ']: ',
+  '<a@b.co>',
+  'a@b.co',
+  '~~',
+  '**',
+  '__',
+  '``',
+  '$$',
+];
+
+const hostileChar = fc.constantFrom(...HOSTILE_CHARS, ...MARKUP_PIECES);
 
 /** Text made of hostile characters, arbitrary Unicode, or any code units at all. */
 export const hostileText: fc.Arbitrary<string> = fc.oneof(

@@ -7,7 +7,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderEvidenceTable, type EvidenceRow, type TableFormat } from '../../src/render/evidence/index.js';
-import { HOSTILE_QUESTION, HOSTILE_ROWS, PLAIN_QUESTION, PLAIN_ROWS } from './fixtures.js';
+import {
+  HOSTILE_QUESTION,
+  HOSTILE_ROWS,
+  MARKUP_QUESTION,
+  MARKUP_ROWS,
+  PLAIN_QUESTION,
+  PLAIN_ROWS,
+} from './fixtures.js';
+import { viewMarkdown } from './markdown-view.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');
 
@@ -23,6 +31,7 @@ function checkGolden(name: string, actual: string): void {
 
 const cases: Array<[string, string, EvidenceRow[]]> = [
   ['hostile', HOSTILE_QUESTION, HOSTILE_ROWS],
+  ['markup', MARKUP_QUESTION, MARKUP_ROWS],
   ['plain', PLAIN_QUESTION, PLAIN_ROWS],
 ];
 
@@ -80,5 +89,52 @@ describe('the hostile golden files', () => {
     expect(csv).toContain('"Line one\r\nline ""two"", with comma"');
     expect(csv).toContain(',"   ",'); // a whitespace-only quotation is echoed as given
     expect(csv).not.toContain('Coverage:'); // rows only
+  });
+});
+
+describe('the markup golden file, as a Markdown viewer shows it (marked, GFM)', () => {
+  // Read when the tests run, after the golden files are (re)written above.
+  const read = () => readFileSync(join(GOLDEN, 'evidence-markup.md'), 'utf8');
+
+  it('produces no tag, handler or link of its own: every script, image and link stays text', () => {
+    const view = viewMarkdown(read());
+    expect(view.liveMarkup).toEqual([]);
+    expect(view.html).not.toMatch(/<(?:script|img|b|em|strong|del|code)\b/);
+    expect(view.html).not.toMatch(/<[^>]*\son\w+=/); // a handler inside a real tag
+    // The one link: an email address in angle brackets becomes mailto:, which runs nothing.
+    expect([...view.html.matchAll(/(?:href|src)="([^"]*)"/g)].map((m) => m[1])).toEqual(['mailto:a@b.co']);
+    expect(view.html).not.toContain('<!--');
+  });
+
+  it('shows every cell exactly as given, the caption and the locator too', () => {
+    const view = viewMarkdown(read());
+    expect(view.blocks[0]).toBe(`Table: ${MARKUP_QUESTION}`);
+    const [first, second] = MARKUP_ROWS as [EvidenceRow, EvidenceRow];
+    expect(view.rows[1]).toEqual([
+      `${first.study} (${first.item_key})`,
+      first.finding,
+      first.quotation,
+      `${String(first.page)} (exact)`,
+      'passage',
+      'supported',
+      first.note,
+    ]);
+    expect(view.rows[2]).toEqual([
+      `${second.study} (${second.item_key})`,
+      second.finding,
+      second.quotation,
+      `${String(second.page)} (exactness unstated)`,
+      'passage',
+      'supported',
+      second.note,
+    ]);
+  });
+
+  it('keeps ordinary prose readable: escapes only what would otherwise mean something', () => {
+    const md = read();
+    expect(md).toContain('p\\<0.05 and p < 0.05, [12], snake_case_name, 1_000');
+    expect(md).toContain('Smith & Jones');
+    expect(md).toContain('[click me\\](javascript:alert(3))');
+    expect(md).not.toContain("'<"); // no apostrophe in Markdown
   });
 });

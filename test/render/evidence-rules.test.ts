@@ -160,6 +160,17 @@ describe('Markdown cells', () => {
     expect(escapeCell('  edge  ')).toBe('edge');
   });
 
+  it('escapes what a viewer would run or restyle, and leaves ordinary prose alone', () => {
+    expect(escapeCell('<script>x</script>')).toBe('\\<script>x\\</script>');
+    expect(escapeCell('p < 0.05, p<0.05, a <')).toBe('p < 0.05, p\\<0.05, a <');
+    expect(escapeCell('[x](javascript:y) ![i](z) [12]')).toBe('[x\\](javascript:y) ![i\\](z) [12]');
+    expect(escapeCell('&lt; &#60; & Jones')).toBe('\\&lt; \\&#60; & Jones');
+    expect(escapeCell('*a* _b_ `c` ~d~ $e$')).toBe('\\*a\\* \\_b\\_ \\`c\\` \\~d\\~ \\$e\\$');
+    expect(escapeCell('snake_case 1_000 é_ü')).toBe('snake_case 1_000 é_ü');
+    expect(escapeCell('https://a.org www.b.org WWW.c.org')).toBe('https\\://a.org www\\.b.org WWW\\.c.org');
+    expect(escapeCell("O'Brien = -5 @home")).toBe("O'Brien = -5 @home");
+  });
+
   it('a Notes column only when a row has a note', () => {
     expect(one({}).table).not.toContain('Notes');
     expect(one({ note: '   ' }).table).not.toContain('Notes');

@@ -103,3 +103,30 @@ export const PLAIN_ROWS: EvidenceRow[] = [
     support: 'unverified',
   },
 ];
+
+/** Cells that a Markdown viewer would run or restyle if the table passed them through. */
+export const MARKUP_QUESTION = 'Does <b>bold</b> or [a link](javascript:alert(0)) in a question run?';
+
+export const MARKUP_ROWS: EvidenceRow[] = [
+  {
+    item_key: 'MNPQ4567',
+    study: '<script>alert(1)</script>',
+    finding: '<img src=x onerror=alert(1)> and <a href="javascript:alert(2)">a link</a>',
+    quotation: '[click me](javascript:alert(3)) and ![image](javascript:alert(4)) and [ref][1]',
+    page: '<!-- 12 -->',
+    page_exact: true,
+    coverage: 'passage',
+    support: 'supported',
+    note: '<javascript:alert(5)> <https://example.com> https://example.com/a_b www.example.com',
+  },
+  {
+    item_key: 'NPQR5678',
+    study: 'Emphasis *bold* _italic_ **strong** __strong__ ~~struck~~ `code` $x$',
+    finding: 'Entities &lt;b&gt; &amp; &#60;script&#62; &#x3C; and Smith & Jones',
+    quotation: 'p<0.05 and p < 0.05, [12], snake_case_name, 1_000, mail <a@b.co>',
+    page: 'e*1*',
+    coverage: 'passage',
+    support: 'supported',
+    note: '[x]: javascript:alert(6) and a trailing backslash \\',
+  },
+];

@@ -61,6 +61,21 @@ describe('saving locally (no fileRoot)', () => {
     expect(filesUnder(join(dir, 'out'))).toEqual([join('deep', 'table.csv')]);
   });
 
+  it('saves under the longest name the file system takes (255 bytes), both ways, leaving no temp file', async () => {
+    // 84 three-byte characters and `.md`: 255 bytes of UTF-8, the Linux limit of one name.
+    const name = `${'表'.repeat(84)}.md`;
+    expect(Buffer.byteLength(name)).toBe(255);
+    const target = join(dir, name);
+    expect(await saveFile(target, 'first', local(false))).toBe(target);
+    expect(await saveFile(target, 'second', local(true))).toBe(target);
+    expect(readFileSync(target, 'utf8')).toBe('second');
+    expect(filesUnder(dir)).toEqual([name]);
+    // One byte more is no usable name: refused in the caller's terms, nothing written.
+    const error = await refused(saveFile(join(dir, `${name}x`), 'x', local()), 'validation_error');
+    expect(error.message).toContain('ENAMETOOLONG');
+    expect(filesUnder(dir)).toEqual([name]);
+  });
+
   it('resolves a relative path against the working folder and expands ~', async () => {
     expect(await saveFile('rel/t.md', 'x', local())).toBe(join(dir, 'cwd', 'rel', 't.md'));
     expect(await saveFile('~/tables/t.md', 'y', local())).toBe(join(dir, 'home', 'tables', 't.md'));

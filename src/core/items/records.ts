@@ -5,6 +5,7 @@
  * be written back to text so that a retry sends only the ones that failed.
  */
 import { ZoteusError } from '../errors.js';
+import { MAX_INPUT_DEPTH, textNestsTooDeep } from '../input-bounds.js';
 import { bibtexToCsl, parseBibtex } from './bibtex.js';
 import { cslText, type CslItem } from './csl.js';
 import { detectIdentifier, parseArxiv, parseDoi, type Identifier } from './identifiers.js';
@@ -114,7 +115,23 @@ function recordEntry(csl: CslItem, fallbackLabel: string, raw: string, position:
   return { entry: label, position, csl, ...(identifier ? { identifier } : {}), raw };
 }
 
+/**
+ * Records nested beyond the bound both surfaces put on their input (core/input-bounds.ts),
+ * refused on the text before a parser builds them.
+ */
+function tooDeep(format: 'CSL-JSON' | 'BibTeX'): ZoteusError {
+  return new ZoteusError(
+    'validation_error',
+    `The records to import (${format}) are nested deeper than ${MAX_INPUT_DEPTH} levels, more than any citation record; nothing was imported.`,
+    {
+      field: 'records',
+      hint: 'Check that the file is a citation export: its records nest only a few levels deep.',
+    },
+  );
+}
+
 function cslJsonEntries(text: string): ImportEntry[] {
+  if (textNestsTooDeep(text, 'json')) throw tooDeep('CSL-JSON');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -163,6 +180,7 @@ export function parseRecords(
       entries = cslJsonEntries(text);
       break;
     case 'bibtex':
+      if (textNestsTooDeep(text, 'bibtex')) throw tooDeep('BibTeX');
       entries = parseBibtex(text).map((e, i) =>
         recordEntry(bibtexToCsl(e), `bibtex:${e.citekey || `#${i + 1}`}`, e.raw, i),
       );

@@ -1,8 +1,10 @@
 /**
  * The Markdown (GFM) rendering: a caption line, the table, the coverage line, the warnings.
- * Every cell is escaped so that no text can break the table: backslashes and `|` are
- * backslash-escaped, line breaks become spaces, and edge whitespace (which a Markdown table
- * cannot carry) is trimmed. Nothing else is changed; Markdown never gets the CSV apostrophe.
+ * Every cell is escaped so that a Markdown viewer shows its text exactly as given and runs
+ * nothing: no text can break the table, become HTML, a link, an image, emphasis or code.
+ * Line breaks become spaces and edge whitespace (which a Markdown table cannot carry) is
+ * trimmed; everything else is kept, with a backslash before each character that would
+ * otherwise mean something (see `escapeCell`). Markdown never gets the CSV apostrophe.
  */
 import { foldLineBreaks, hasLocator, hasNote, hasQuotation, locatorQuality, locatorText } from './cells.js';
 import type { EvidenceRow } from './types.js';
@@ -22,9 +24,30 @@ export const LOCATOR_QUALITY_LABELS = {
 export const MARKDOWN_COLUMNS = ['Study', 'Finding', 'Quotation', 'Locator', 'Coverage', 'Support'] as const;
 export const NOTES_COLUMN = 'Notes';
 
-/** One cell's text, made safe for a GFM table row: folded, trimmed, `\` and `|` escaped. */
+/**
+ * What a backslash must precede in a cell for every CommonMark/GFM reader to take it as text.
+ * Always: `\\`, `|` (the table), `` ` `` (code), `*` and `~` (emphasis, strikethrough) and `$`
+ * (math, where a viewer has it). In context, so that ordinary prose stays readable:
+ * - `<` unless whitespace or the end follows (no tag or autolink starts that way);
+ * - `&` before a letter or `#` (a character reference such as `&lt;`);
+ * - `]` before `(`: an inline link or image needs exactly that, and references cannot be
+ *   defined inside a table, so `[x](javascript:…)` stays text;
+ * - `_` unless between two letters or digits (where it can neither open nor close emphasis);
+ * - `:` before `//` and `.` after `www`: the extended autolinks of GFM take the characters of
+ *   a URL raw, backslashes included, so a URL must not become one for its escapes to hold.
+ */
+const MARKDOWN_SPECIAL = /[\\|`*~$]|<(?!\s|$)|&(?=[A-Za-z#])|\](?=\()|_|:(?=\/\/)|(?<=www)\./giu;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** One cell's text, made safe for a GFM table row: folded, trimmed, escaped as above. */
 export function escapeCell(text: string): string {
-  return foldLineBreaks(text).trim().replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
+  return foldLineBreaks(text)
+    .trim()
+    .replace(MARKDOWN_SPECIAL, (char: string, at: number, whole: string) =>
+      char === '_' && WORD_CHAR.test(whole[at - 1] ?? '') && WORD_CHAR.test(whole[at + 1] ?? '')
+        ? char
+        : `\\${char}`,
+    );
 }
 
 /** The study label with its item key, unless the label already contains the key. */

@@ -16,7 +16,8 @@
  *
  * The cache lives in `$ZOT_CACHE_DIR/v8` (the platform cache folder by default), made 0700,
  * and is used only while no one else may write to it; `ZOTEUS_COMPILE_CACHE=off` turns it off.
- * Nothing here may fail a command: a cache that cannot be read or written is only slower.
+ * Nothing here may fail or hang a command: a cache that cannot be read or written, or a folder
+ * that cannot be made (under a file, unwritable, on /proc), only leaves the command uncached.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -62,6 +63,8 @@ export function installCompileCache(root: string, env: Env): void {
   if (dir === undefined || !ownedByUs(dir)) return;
   const native = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof native === 'function') {
+    // The folder is made here, not by Node, which makes it recursively (see makeDirs).
+    if (!makeDirs(dir)) return;
     try {
       native(dir);
     } catch {
@@ -89,6 +92,38 @@ function ownedByUs(dir: string): boolean {
   }
   if (process.platform === 'win32') return true;
   return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+}
+
+/**
+ * Makes `dir` and its missing parents (0700), one at a time from the deepest that exists, and
+ * says whether it is there now. Not Node's `recursive: true`: where a folder cannot be made
+ * although its parent exists (anywhere under /proc, which answers ENOENT), Node 20 retries
+ * forever at full CPU, after the command has printed its answer. Any failure gives up: a
+ * cache folder that cannot be made leaves the command uncached, never slower or hung.
+ */
+function makeDirs(dir: string): boolean {
+  const missing: string[] = [];
+  for (let current = resolve(dir); ;) {
+    try {
+      if (statSync(current).isDirectory()) break;
+      return false;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+    }
+    missing.push(current);
+    const parent = dirname(current);
+    if (parent === current) return false;
+    current = parent;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      // Another zot process may have made it meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+  }
+  return true;
 }
 
 function hookCompile(root: string, dir: string): void {
@@ -119,8 +154,8 @@ function hookCompile(root: string, dir: string): void {
   // After the command: its lazily compiled functions are in the cache too.
   process.once('exit', () => {
     if (fresh.length === 0) return;
+    if (!makeDirs(dir)) return;
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
       let n = 0;
       for (const { script, file } of fresh) {
         const tmp = `${file}.${process.pid}.${(n += 1)}.tmp`;

@@ -1,8 +1,14 @@
 /** Input validation at the CLI boundary: zod issues become one `validation_error` naming the field. */
 import type { z } from 'zod';
 import { ZoteusError } from '../../core/errors.js';
+import { checkInputBounds } from '../../core/input-bounds.js';
 import type { AnyTool, CliCommand } from '../../core/tool.js';
 import { kebab } from './params.js';
+
+/** An input as the command line spells it: `ITEM_KEY` for a positional, `--json` for an option. */
+function labelOf(command: CliCommand, name: string): string {
+  return command.args?.includes(name) ? name.toUpperCase() : `--${command.flags?.[name] ?? kebab(name)}`;
+}
 
 function describeIssue(
   issue: z.core.$ZodIssue,
@@ -10,7 +16,7 @@ function describeIssue(
 ): { field: string | undefined; text: string } {
   const top = issue.path[0];
   if (issue.code === 'unrecognized_keys' && typeof top === 'string') {
-    const label = command.args?.includes(top) ? top.toUpperCase() : `--${command.flags?.[top] ?? kebab(top)}`;
+    const label = labelOf(command, top);
     const where = issue.path
       .slice(1)
       .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
@@ -25,8 +31,7 @@ function describeIssue(
     return { field: issue.keys[0], text: `unknown argument ${names}` };
   }
   if (typeof top !== 'string') return { field: undefined, text: issue.message };
-  const positional = command.args?.includes(top);
-  const label = positional ? top.toUpperCase() : `--${command.flags?.[top] ?? kebab(top)}`;
+  const label = labelOf(command, top);
   const rest = issue.path
     .slice(1)
     .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
@@ -39,6 +44,8 @@ export function validateInput(
   command: CliCommand,
   raw: Record<string, unknown>,
 ): Record<string, unknown> {
+  // Before zod: its walk recurses, and it drops a `__proto__` key without a word.
+  checkInputBounds(raw, (name) => labelOf(command, name));
   const result = tool.input.safeParse(raw);
   if (result.success) return result.data as Record<string, unknown>;
   const described = result.error.issues.map((issue) => describeIssue(issue, command));

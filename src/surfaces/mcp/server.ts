@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../../core/config.js';
 import { createDeps, createServiceRegistry } from '../../core/deps.js';
 import type { AnyPrompt } from '../../core/prompt.js';
@@ -18,6 +18,7 @@ import { callTool, progressForwarder } from './call.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { describeTool, exposedTools } from './schemas.js';
+import { CallToolRequestAsSent } from './validate.js';
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
@@ -133,7 +134,8 @@ export function buildMcpServer(options: McpServerOptions): Server {
 
   registerResources(server, options.resources ?? allResources, deps);
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  // The arguments as sent, so that a `__proto__` key reaches parseArguments and is refused.
+  server.setRequestHandler(CallToolRequestAsSent, (request, extra) => {
     const { name, arguments: args, _meta } = request.params;
     // deps is per server; progress is per call, so each call gets its own copy.
     const progress = progressForwarder(_meta?.progressToken, (params) =>

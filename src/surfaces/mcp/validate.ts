@@ -2,8 +2,10 @@
  * Validation at the MCP boundary, done by the surface rather than the SDK so that a bad
  * argument becomes a `validation_error` result with `_meta`, not the SDK's bare text.
  */
-import type { z } from 'zod';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import { ZoteusError } from '../../core/errors.js';
+import { checkInputBounds } from '../../core/input-bounds.js';
 import type { AnyTool } from '../../core/tool.js';
 
 /** `a.b[0]`; the root is `(arguments)` so a message never has an empty subject. */
@@ -21,8 +23,21 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 /**
- * Parses `arguments` with the tool's input schema. Unknown arguments are refused by name
- * even if a declaration forgot `.strict()`: the published schema is closed either way.
+ * `tools/call` as the SDK's schema reads it, except that `arguments` is passed on as the
+ * client sent it: the SDK parses it as a record, which drops a `__proto__` key silently, so
+ * `parseArguments` could not refuse it. (The SDK still checks that it is an object.)
+ */
+export const CallToolRequestAsSent = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({
+    arguments: z.custom<Record<string, unknown>>(() => true).optional(),
+  }),
+});
+
+/**
+ * Parses `arguments` with the tool's input schema. Unknown arguments (`__proto__` among
+ * them) are refused by name even if a declaration forgot `.strict()`: the published schema
+ * is closed either way. Depth, size and nested `__proto__` keys are checked before zod
+ * walks the value (core/input-bounds.ts).
  */
 export function parseArguments(
   tool: AnyTool,
@@ -44,6 +59,7 @@ export function parseArguments(
       },
     );
   }
+  checkInputBounds(given, (key) => key);
   const parsed = tool.input.safeParse(given);
   if (!parsed.success) {
     const first = parsed.error.issues[0];

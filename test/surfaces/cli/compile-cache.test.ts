@@ -135,6 +135,43 @@ describe('the code cache of the bundled CLI', () => {
   });
 });
 
+describe('a cache folder that cannot be made', () => {
+  // The timeout only detects a hang (Node 20's recursive mkdir spins forever under /proc);
+  // what is asserted is that the run ends by itself with the normal answer.
+  const HANG = 60_000;
+
+  it.each([
+    ['under /proc, where no folder can be made', () => '/proc/self/nonexistent/x'],
+    ['directly under /proc', () => '/proc/zoteus-cache'],
+    [
+      'under a regular file',
+      () => {
+        writeFileSync(join(box.dir, 'a-file'), 'x');
+        return join(box.dir, 'a-file', 'cache');
+      },
+    ],
+    [
+      'in a folder no one may write to',
+      () => {
+        mkdirSync(join(box.dir, 'locked'), { mode: 0o500 });
+        return join(box.dir, 'locked', 'cache');
+      },
+    ],
+  ])(
+    '%s: the command ends with its normal answer, uncached',
+    async (_name, cacheDir) => {
+      const normal = await runZot(['read', KEY, '--json'], { env: box.env });
+      const r = await runZot(['read', KEY, '--json'], {
+        env: { ...box.env, ZOT_CACHE_DIR: cacheDir() },
+        timeoutMs: HANG,
+      });
+      expect(r.code).not.toBe(-1); // -1: killed by the hang detector
+      expect(answer(r)).toEqual(answer(normal));
+    },
+    HANG + 10_000,
+  );
+});
+
 describe('a cache folder others may write to', () => {
   it.skipIf(process.platform === 'win32')('is not used: cached code runs as the user', async () => {
     const dir = join(box.env.ZOT_CACHE_DIR!, 'v8');

@@ -203,6 +203,11 @@ function checkSecret(
   throw new ZoteusError('validation_error', `${what} ${problem}.`, { field, hint });
 }
 
+/** The Zotero API key rule of loadConfig, for a key typed in by a person (`zot config init`). */
+export function checkApiKey(field: string, value: string): void {
+  checkSecret(field, 'The API key', value, API_KEY_MAX);
+}
+
 /** The first of `names` set (non-empty) in the environment. */
 function pickName(env: Env, names: readonly string[]): string | undefined {
   return names.find((name) => env[name] !== undefined && env[name] !== '');

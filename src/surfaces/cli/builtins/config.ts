@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
+  checkApiKey,
   ENV_VARS,
   parseApiUrl,
   readConfigFile,
@@ -126,8 +127,8 @@ async function dialogue(
   );
   const apiKey = key ?? current.api_key;
   if (apiKey !== undefined) {
-    if (!/^[A-Za-z0-9]{8,}$/.test(apiKey))
-      throw new ZoteusError('validation_error', 'The API key is malformed.');
+    // The same rule as a key from the environment: any printable key a server may issue.
+    checkApiKey('api_key', apiKey);
     profile.api_key = apiKey;
   }
   const dataDir = await question('Zotero data directory', current.zotero_data_dir);

@@ -20,6 +20,7 @@ import { randomHex, sha256 } from '../node-crypto.js';
 import { join, resolve } from 'node:path';
 import type { FullDocument, Heading } from './document.js';
 import type { OutlineEntry } from './pdf.js';
+import { ensureDir } from '../dirs.js';
 
 /** Default bound of the whole cache, in bytes. */
 export const EXTRACT_CACHE_MAX_BYTES = 500 * 1024 * 1024;
@@ -162,7 +163,7 @@ export function openExtractCache(
         const body = JSON.stringify(entry);
         // One entry larger than the whole bound would evict everything else and then itself.
         if (Buffer.byteLength(body) > maxBytes) return;
-        await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+        ensureDir(dir);
         await fsp.chmod(dir, 0o700);
         await fsp.writeFile(tmp, body, { mode: 0o600 });
         await fsp.rename(tmp, path);

@@ -21,6 +21,7 @@ import type { Config } from '../config.js';
 import { packageRoot } from '../package-root.js';
 import type { Deps } from '../tool.js';
 import type { CallContext, ZoteroClient } from '../zotero/index.js';
+import { ensureDir } from '../dirs.js';
 
 /** How long a fetched (or revalidated) schema is trusted before asking `/schema` again. */
 export const SCHEMA_TTL_MS = 24 * 60 * 60_000;
@@ -186,7 +187,7 @@ async function writeCacheFile(
   const path = schemaCachePath(config);
   const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
-    await fsp.mkdir(join(config.cacheDir, 'zotero-schema'), { recursive: true, mode: 0o700 });
+    ensureDir(join(config.cacheDir, 'zotero-schema'));
     await fsp.writeFile(tmp, JSON.stringify(file), { mode: 0o600 });
     await fsp.rename(tmp, path);
   } catch (error) {

@@ -25,6 +25,7 @@ import {
   type KeyInfo,
   type ZoteroClient,
 } from '../zotero/index.js';
+import { ensureDir } from '../dirs.js';
 
 /** How long a successful key check is trusted, in memory and on disk. */
 export const KEY_CHECK_TTL_MS = 10 * 60_000;
@@ -137,7 +138,7 @@ async function writeDisk(deps: Deps, apiKey: string, info: KeyInfo, checkedAt: n
   const dir = join(deps.config.cacheDir, 'keys');
   const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   try {
-    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    ensureDir(dir);
     await fsp.chmod(dir, 0o700);
     const body = {
       checkedAt,

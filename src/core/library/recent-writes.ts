@@ -9,6 +9,7 @@ import { randomHex } from '../node-crypto.js';
 import { readFileSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { Deps } from '../tool.js';
+import { ensureDir } from '../dirs.js';
 
 /** How long a write keeps reads of its library on the Web API at most. */
 export const RECENT_WRITE_TTL_MS = 10 * 60_000;
@@ -86,7 +87,7 @@ async function persistWrite(deps: Deps, library: string, write: RecentWrite): Pr
     const api = deps.config.apiUrl;
     const writes = existing.filter((w) => fresh(w.at, now) && !(w.api === api && w.library === library));
     writes.push({ api, library, version: write.version, at: write.at });
-    await fsp.mkdir(deps.config.cacheDir, { recursive: true, mode: 0o700 });
+    ensureDir(deps.config.cacheDir);
     await fsp.chmod(deps.config.cacheDir, 0o700);
     await fsp.writeFile(tmp, `${JSON.stringify({ writes })}\n`, { mode: 0o600 });
     await fsp.rename(tmp, path);

@@ -10,11 +10,12 @@
  * The file is derived data: a file of another schema version, or built from another source,
  * is emptied and rebuilt, never migrated.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadDatabaseClass } from '../sqlite-driver.js';
 import { TEXT_COLUMNS } from './columns.js';
+import { ensureDir } from '../dirs.js';
 
 /** Bumped whenever the tables or what goes into them change: older files are rebuilt. */
 export const INDEX_SCHEMA_VERSION = 2;
@@ -80,7 +81,7 @@ export function indexFile(dataDir: string, library: string): string {
 /** Opens (creating when asked) an index file; undefined when it does not exist and `create` is false. */
 export async function openIndexDb(path: string, options: { create: boolean }): Promise<IndexDb | undefined> {
   if (!options.create && !existsSync(path)) return undefined;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensureDir(dirname(path));
   const Database = loadDatabaseClass();
   const db = new Database(path, { timeout: 5000 });
   db.pragma('journal_mode = WAL');
@@ -141,7 +142,7 @@ export function resetIndexDb(db: IndexDb): void {
  */
 export function acquireBuildLock(indexPath: string): (() => void) | undefined {
   const lock = `${indexPath}.lock`;
-  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
+  ensureDir(dirname(lock));
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lock, 'wx', 0o600);

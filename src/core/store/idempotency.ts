@@ -17,12 +17,12 @@
  * The file is the user's: a damaged one is reported as such (which file, that moving it aside
  * loses only replay records), never as a bug.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ZoteusError } from '../errors.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadDatabaseClass } from '../sqlite-driver.js';
 import { newWriteSeed } from '../writes/ids.js';
+import { ensureDir } from '../dirs.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a claim holds without its owner renewing it. */
@@ -160,7 +160,7 @@ export async function openIdempotencyStore(
     }
   };
   const db = guard(() => {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    ensureDir(dirname(path));
     const Database = loadDatabaseClass();
     const opened: BetterSqlite3.Database = new Database(path, { timeout: 10_000 });
     try {

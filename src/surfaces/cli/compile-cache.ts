@@ -19,10 +19,11 @@
  * Nothing here may fail or hang a command: a cache that cannot be read or written, or a folder
  * that cannot be made (under a file, unwritable, on /proc), only leaves the command uncached.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
+import { makeDirs } from '../../core/dirs.js';
 import { platformCacheDir, type Env } from '../../core/paths.js';
 
 /** A temporary file this old belongs to no write still running. */
@@ -92,38 +93,6 @@ function ownedByUs(dir: string): boolean {
   }
   if (process.platform === 'win32') return true;
   return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
-}
-
-/**
- * Makes `dir` and its missing parents (0700), one at a time from the deepest that exists, and
- * says whether it is there now. Not Node's `recursive: true`: where a folder cannot be made
- * although its parent exists (anywhere under /proc, which answers ENOENT), Node 20 retries
- * forever at full CPU, after the command has printed its answer. Any failure gives up: a
- * cache folder that cannot be made leaves the command uncached, never slower or hung.
- */
-function makeDirs(dir: string): boolean {
-  const missing: string[] = [];
-  for (let current = resolve(dir); ;) {
-    try {
-      if (statSync(current).isDirectory()) break;
-      return false;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
-    }
-    missing.push(current);
-    const parent = dirname(current);
-    if (parent === current) return false;
-    current = parent;
-  }
-  for (const folder of missing.reverse()) {
-    try {
-      mkdirSync(folder, { mode: 0o700 });
-    } catch (error) {
-      // Another zot process may have made it meanwhile.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-    }
-  }
-  return true;
 }
 
 function hookCompile(root: string, dir: string): void {

@@ -4,6 +4,7 @@
  * in both "Last, First" and "First Last" forms. Each entry becomes a CSL-JSON item.
  */
 import type { CslItem } from './csl.js';
+import { own } from '../own.js';
 
 export interface BibEntry {
   type: string;
@@ -277,7 +278,7 @@ export function bibtexToCsl(entry: BibEntry): CslItem {
   };
   const eprint = f('eprint');
   const arxiv = eprint && /arxiv/i.test(f('archiveprefix') ?? f('eprinttype') ?? '') ? eprint : undefined;
-  let type = BIB_TYPES[entry.type] ?? 'document';
+  let type = own(BIB_TYPES, entry.type) ?? 'document';
   if (arxiv && (type === 'document' || type === 'article-journal') && !f('journal') && !f('journaltitle'))
     type = 'article';
   if (type === 'document' && f('url') && !f('publisher')) type = 'webpage';

@@ -6,6 +6,7 @@
  * `proceedingsTitle` for a conference paper).
  */
 import { fieldFor, type ItemSchema } from './schema.js';
+import { own } from '../own.js';
 
 export interface CslName {
   family?: string;
@@ -68,7 +69,7 @@ export function cslDate(value: unknown): string | undefined {
 
 /** The Zotero item type for a CSL type, by the schema's mapping (`document` when unknown). */
 export function itemTypeForCsl(schema: ItemSchema, cslType: string | undefined): string {
-  const candidates = (cslType && schema.csl.types[cslType]) || [];
+  const candidates = own(schema.csl.types, cslType) ?? [];
   const found = candidates.find((t) => schema.types.has(t));
   return found ?? (schema.types.has('document') ? 'document' : ([...schema.types.keys()][0] as string));
 }

@@ -20,6 +20,7 @@ import { cslToZotero, type CslItem } from './csl.js';
 import { decodeEntities, jatsToText, squash } from './html.js';
 import { arxivBase, arxivDoi } from './identifiers.js';
 import type { ItemSchema } from './schema.js';
+import { own } from '../own.js';
 
 export interface ResolverSettings {
   crossref: string;
@@ -202,7 +203,7 @@ export function crossrefToCsl(work: Record<string, unknown>): CslItem {
   });
   const event = obj(work.event);
   const csl: CslItem = {
-    type: CROSSREF_TYPES[type] ?? 'document',
+    type: own(CROSSREF_TYPES, type) ?? 'document',
     title:
       title && subtitle && !title.toLowerCase().includes(subtitle.toLowerCase())
         ? `${title}: ${subtitle}`
@@ -266,9 +267,11 @@ function dataciteNames(value: unknown): unknown[] | undefined {
 export function dataciteToCsl(attributes: Record<string, unknown>, schema: ItemSchema): CslItem {
   const types = obj(attributes.types);
   const general =
-    typeof types.resourceTypeGeneral === 'string' ? DATACITE_GENERAL[types.resourceTypeGeneral] : undefined;
+    typeof types.resourceTypeGeneral === 'string'
+      ? own(DATACITE_GENERAL, types.resourceTypeGeneral)
+      : undefined;
   const citeproc =
-    typeof types.citeproc === 'string' && schema.csl.types[types.citeproc] ? types.citeproc : undefined;
+    typeof types.citeproc === 'string' && own(schema.csl.types, types.citeproc) ? types.citeproc : undefined;
   const titles = Array.isArray(attributes.titles) ? attributes.titles.map(obj) : [];
   const main = titles.find((t) => t.titleType === undefined || t.titleType === null) ?? titles[0];
   const subtitle = titles.find((t) => t.titleType === 'Subtitle');

@@ -1,5 +1,6 @@
 /** A RIS reader: `TY` … `ER` records of `XX  - value` lines, each read into a CSL-JSON item. */
 import type { CslItem } from './csl.js';
+import { own } from '../own.js';
 
 export interface RisRecord {
   /** Tag → values in order (repeatable tags such as AU and KW keep every value). */
@@ -109,7 +110,7 @@ export function risToCsl(record: RisRecord): CslItem {
   };
   const all = (...tags: string[]): string[] => tags.flatMap((t) => record.tags.get(t) ?? []).filter(Boolean);
   const risType = one('TY') ?? 'GEN';
-  const type = RIS_TYPES[risType] ?? 'document';
+  const type = own(RIS_TYPES, risType) ?? 'document';
   const bookish = type === 'book' || type === 'chapter';
   const start = one('SP');
   const end = one('EP');

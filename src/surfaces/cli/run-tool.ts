@@ -15,7 +15,7 @@ import {
   requestHash,
   runIdempotent,
   type Settled,
-} from '../../core/pipeline/idempotency.js';
+} from '../../core/call/idempotency.js';
 import type { StoredResult } from '../../core/store/idempotency.js';
 import { freshWriteIds, type WriteIds } from '../../core/writes/ids.js';
 import { requiresKey, type AnyTool, type Clock, type CliCommand } from '../../core/tool.js';

@@ -1,7 +1,7 @@
 /**
  * One `tools/call`, in the order of checks of agent-interface.md: the tool exists, read-only
  * mode allows it, the arguments are valid, credentials are there when it needs them; then, with
- * an `idempotency_key`, the replay or resumption of the same request (core/pipeline); then the
+ * an `idempotency_key`, the replay or resumption of the same request (core/call); then the
  * work, then the output is checked against its schema. Every failure becomes an `isError`
  * result, never a JSON-RPC error, so the agent reads the code and the hint.
  */
@@ -16,7 +16,7 @@ import {
   requestHash,
   runIdempotent,
   type Settled,
-} from '../../core/pipeline/idempotency.js';
+} from '../../core/call/idempotency.js';
 import type { StoredResult } from '../../core/store/idempotency.js';
 import { freshWriteIds, type WriteIds } from '../../core/writes/ids.js';
 import { requiresKey, type AnyTool, type Deps, type ProgressEvent } from '../../core/tool.js';

@@ -285,7 +285,7 @@ class Reader implements ZoteroSqliteReader {
   }
 
   private async openSnapshot(): Promise<Connection> {
-    const snap = await takeSnapshot(this.source, this.options.tmpDir);
+    const snap = await takeSnapshot(this.source, this.Database, this.options.tmpDir);
     const handle = new DbHandle(
       () => new this.Database(snap.path, { readonly: true, fileMustExist: true, timeout: 1000 }),
     );

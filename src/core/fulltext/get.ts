@@ -4,6 +4,7 @@
  * outline, or the start of the text.
  */
 import { ZoteusError } from '../errors.js';
+import { byteEnd, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, assertKeysWellFormed, itemNotFound, type Answered } from '../items/read/common.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
@@ -155,17 +156,21 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
   if (mode === 'search') {
     const limit = input.limit ?? DEFAULT_PASSAGES;
     const { passages, matched } = searchPassages(doc, input.q!, limit);
+    // max_chars of text, and never more than the answer's size bound in bytes.
     let budget = maxChars;
+    let bytes = ROWS_BUDGET;
     out.passages = [];
     for (const p of passages) {
-      if (budget <= 0) break;
-      if (p.text.length > budget) {
-        const end = cutAt(doc.text, p.start, budget);
+      if (budget <= 0 || bytes <= 0) break;
+      const size = Buffer.byteLength(p.text, 'utf8');
+      if (p.text.length > budget || size > bytes) {
+        const end = byteEnd(doc.text, p.start, cutAt(doc.text, p.start, budget), bytes);
         out.passages.push({ ...p, end, text: doc.text.slice(p.start, end) });
         budget = 0;
       } else {
         out.passages.push(p);
         budget -= p.text.length;
+        bytes -= size;
       }
     }
     out.matched = matched;
@@ -197,7 +202,9 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
     const endOf = (p: number): number => (p >= pageCount ? doc.text.length : startOf(p + 1));
     out.pages = [];
     let budget = maxChars;
-    for (let p = from; p <= last && budget > 0; p++) {
+    let bytes = ROWS_BUDGET;
+    let bound = false;
+    for (let p = from; p <= last && budget > 0 && bytes > 0; p++) {
       const s = startOf(p);
       let e = endOf(p);
       while (e > s && /\s/.test(doc.text[e - 1]!)) e--;
@@ -205,12 +212,24 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
         e = cutAt(doc.text, s, budget);
         out.truncated = true;
       }
+      const fit = byteEnd(doc.text, s, e, bytes);
+      if (fit < e) {
+        e = fit;
+        out.truncated = true;
+        bound = true;
+      }
       out.pages.push({ page: p, start: s, end: e, text: doc.text.slice(s, e) });
       budget -= e - s;
+      bytes -= Buffer.byteLength(doc.text.slice(s, e), 'utf8');
+      if (bound) break;
     }
     if (out.pages.length < last - from + 1) out.truncated = true;
     if (out.truncated)
-      notes.push(`Cut at max_chars (${maxChars}): ask for fewer pages or a larger max_chars.`);
+      notes.push(
+        bound
+          ? `Cut at the answer’s size bound (about ${ROWS_BUDGET / 1000} KB of text): ask for fewer pages.`
+          : `Cut at max_chars (${maxChars}): ask for fewer pages or a larger max_chars.`,
+      );
     if (!exact)
       notes.push(
         'The pages are cut from the indexed text by character position: their bounds are approximate.',
@@ -230,7 +249,8 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
     if (out.outline.length === 0) notes.push('The document has no outline (table of contents).');
   } else {
     const offset = Math.min(input.offset ?? 0, doc.text.length);
-    const end = cutAt(doc.text, offset, maxChars);
+    // max_chars, and never more than the answer's size bound in bytes.
+    const end = byteEnd(doc.text, offset, cutAt(doc.text, offset, maxChars), ROWS_BUDGET);
     out.text = doc.text.slice(offset, end);
     out.start = offset;
     out.end = end;

@@ -11,6 +11,8 @@ import { htmlToText, noteTitle } from './html.js';
 export const ABSTRACT_EXCERPT = 400;
 /** Characters of a note's text a digest keeps. */
 export const NOTE_EXCERPT = 200;
+/** Entries of each list of a digest (notes, attachments, tags, collections); `omitted` counts the rest. */
+export const DIGEST_LIST_MAX = 20;
 
 export interface DigestNote {
   key: string;
@@ -56,6 +58,8 @@ export interface Digest {
   fulltext: boolean;
   /** In the trash. */
   inTrash?: true;
+  /** Entries left out of a list longer than DIGEST_LIST_MAX, by list; absent when nothing was. */
+  omitted?: Partial<Record<'notes' | 'attachments' | 'tags' | 'collections', number>>;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
@@ -301,6 +305,17 @@ export function digestOf(
   if (str(d.DOI)) digest.DOI = str(d.DOI);
   if (str(d.url)) digest.url = str(d.url);
   if (d.deleted) digest.inTrash = true;
+  // Compact means bounded: an item with hundreds of notes or tags keeps the first ones.
+  // (fulltext above was judged from every attachment.)
+  const cap = <T>(list: T[], name: keyof NonNullable<Digest['omitted']>): T[] => {
+    if (list.length <= DIGEST_LIST_MAX) return list;
+    (digest.omitted ??= {})[name] = list.length - DIGEST_LIST_MAX;
+    return list.slice(0, DIGEST_LIST_MAX);
+  };
+  digest.notes = cap(digest.notes, 'notes');
+  digest.attachments = cap(digest.attachments, 'attachments');
+  digest.tags = cap(digest.tags, 'tags');
+  digest.collections = cap(digest.collections, 'collections');
   return digest;
 }
 
@@ -322,6 +337,8 @@ export function digestText(digest: Digest): string {
     lines.push(`  Attachment ${a.key}: ${a.title || a.filename || '(untitled)'} (${kind})`);
   }
   lines.push(`  Full text: ${digest.fulltext ? 'yes' : 'no'}`);
+  const omitted = Object.entries(digest.omitted ?? {}).map(([list, n]) => `${n} more ${list}`);
+  if (omitted.length) lines.push(`  Not shown: ${omitted.join(', ')}`);
   return lines.join('\n');
 }
 

@@ -1,23 +1,89 @@
 /**
- * The shapes of `tools/call` results (agent-interface.md, "MCP surface"): a one-line summary
- * plus `structuredContent` on success (partial results included), and an `isError` result
- * whose text starts with the code and whose `_meta["zoteus/error"]` holds the error body on
- * failure. An error never goes in `structuredContent`: clients validate it against
- * `outputSchema` even on errors and would reject the whole result.
+ * The shapes of `tools/call` results (agent-interface.md, "MCP surface"): on success (partial
+ * results included) `content` holds a one-line summary and then the output object as JSON text,
+ * so a client that passes only `content` to the model still passes the data (the MCP
+ * specification asks tools that return structured content to do so), and `structuredContent`
+ * holds the same object; both are redacted alike. A failure is an `isError` result whose text
+ * starts with the code and whose `_meta["zoteus/error"]` holds the error body. An error never
+ * goes in `structuredContent`: clients validate it against `outputSchema` even on errors and
+ * would reject the whole result.
+ *
+ * A declaration's human `text()` (a rendered table, digests as lines) is not sent: it repeats
+ * the JSON copy, and carrying it would make an answer three times its output and break the size
+ * bound of conventions.md for the tools that need it most (digests, full text, evidence tables).
+ * The CLI's table mode prints it.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toZoteusError } from '../../core/errors.js';
+import { toZoteusError, type ErrorBody } from '../../core/errors.js';
+import { fitRows, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import type { Outcome } from '../../core/outcome.js';
 import { redactValue, type Redactor } from '../../core/redact.js';
 import type { AnyTool } from '../../core/tool.js';
 
 export const ERROR_META_KEY = 'zoteus/error';
 
-/** "Partial result: 3 landed, 2 failed." for a partial outcome (counted in core/outcome.ts). */
+/** Failed entries a summary line names; the rest are counted. */
+const NAMED_FAILURES = 3;
+/** Characters of an entry, and of its message, that a summary line quotes. */
+const ENTRY_CHARS = 60;
+const MESSAGE_CHARS = 80;
+
+function short(text: string, max: number): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  return clean.length <= max ? clean : `${clean.slice(0, max - 1).trimEnd()}…`;
+}
+
+/**
+ * One failed entry in a few words: `ABCD2345 not_found (Item does not exist)`. Both shapes of
+ * conventions.md: objects `{index, key, code, message, reason}` and identifier entries
+ * `{entry, error: {code, message}}`.
+ */
+function describeFailure(entry: unknown): string {
+  const e = (entry ?? {}) as {
+    index?: unknown;
+    key?: unknown;
+    entry?: unknown;
+    code?: unknown;
+    reason?: unknown;
+    message?: unknown;
+    error?: { code?: unknown; message?: unknown };
+  };
+  const what =
+    typeof e.key === 'string' && e.key
+      ? e.key
+      : typeof e.entry === 'string' && e.entry
+        ? e.entry
+        : typeof e.index === 'number'
+          ? `#${e.index}`
+          : 'an entry';
+  const code =
+    typeof e.reason === 'string'
+      ? e.reason
+      : typeof e.error?.code === 'string'
+        ? e.error.code
+        : typeof e.code === 'number' || typeof e.code === 'string'
+          ? String(e.code)
+          : 'failed';
+  const message =
+    typeof e.message === 'string' ? e.message : typeof e.error?.message === 'string' ? e.error.message : '';
+  return `${short(what, ENTRY_CHARS)} ${code}${message ? ` (${short(message, MESSAGE_CHARS)})` : ''}`;
+}
+
+/** `ABCD2345 not_found (…), 10.1/x network_error (…), and 4 more`: the first few, the rest counted. */
+export function failureList(failed: readonly unknown[]): string {
+  const named = failed.slice(0, NAMED_FAILURES).map(describeFailure);
+  const rest = failed.length - named.length;
+  return rest > 0 ? `${named.join(', ')}, and ${rest} more` : named.join(', ');
+}
+
+/**
+ * "Partial result: 3 landed, 2 failed: ABCD2345 not_found (Item does not exist), …" for a
+ * partial outcome (counted in core/outcome.ts); bounded whatever the number of failures.
+ */
 export function partialLine(outcome: Outcome): string | undefined {
   if (outcome.kind !== 'partial') return undefined;
   const failed = outcome.failed.length;
-  return `Partial result: ${outcome.total - failed} landed, ${failed} failed (see structuredContent.failed).`;
+  return `Partial result: ${outcome.total - failed} landed, ${failed} failed: ${failureList(outcome.failed)}.`;
 }
 
 /** The tool's own one-liner, or a generic one when it has none (or when it throws). */
@@ -33,17 +99,15 @@ function summaryOf(tool: AnyTool, output: Record<string, unknown>, input: Record
   return `${tool.title}: done.`;
 }
 
-/** The tool's human text (a rendered table), when it has one; a failing hook is left out. */
-function textOf(
-  tool: AnyTool,
+/** The output as `structuredContent` and as its JSON text, redacted alike (serialized once when nothing can leak). */
+function redactedOutput(
   output: Record<string, unknown>,
-  input: Record<string, unknown>,
-): string | undefined {
-  try {
-    return tool.text?.(output, input);
-  } catch {
-    return undefined;
-  }
+  redact: Redactor,
+): { structured: Record<string, unknown>; json: string } {
+  const json = JSON.stringify(output);
+  if (!redact.mayChange(json)) return { structured: output, json };
+  const structured = redactValue(output, redact);
+  return { structured, json: JSON.stringify(structured) };
 }
 
 export function successResult(
@@ -55,21 +119,34 @@ export function successResult(
 ): CallToolResult {
   const partial = partialLine(outcome);
   const summary = summaryOf(tool, output, input);
-  const text = partial ? `${partial} ${summary}` : summary;
-  const body = textOf(tool, output, input);
+  const line = partial ? `${partial} ${summary}` : summary;
+  const { structured, json } = redactedOutput(output, redact);
   return {
     content: [
-      { type: 'text', text: redact(text) },
-      ...(body !== undefined ? [{ type: 'text' as const, text: redact(body) }] : []),
+      { type: 'text', text: redact(line) },
+      { type: 'text', text: json },
     ],
-    structuredContent: redactValue(output, redact),
+    structuredContent: structured,
   };
 }
 
-/** Any failure as an `isError` result; anything that is not a ZoteusError is an `internal_error`. */
+/**
+ * Any failure as an `isError` result; anything that is not a ZoteusError is an `internal_error`.
+ * A batch in which every entry failed names the first few in the text, and its body keeps as
+ * many entries as the size bound allows (`failedOmitted` counts the others).
+ */
 export function errorResult(error: unknown, redact: Redactor): CallToolResult {
-  const body = redactValue(toZoteusError(error).toJSON(), redact);
-  const text = `${body.code}: ${body.message}${body.hint ? `\nHint: ${body.hint}` : ''}`;
+  const body: ErrorBody & { failedOmitted?: number } = redactValue(toZoteusError(error).toJSON(), redact);
+  let text = `${body.code}: ${body.message}`;
+  if (Array.isArray(body.failed) && body.failed.length > 0) {
+    text += `\nFailed: ${failureList(body.failed)}.`;
+    const kept = fitRows(body.failed, ROWS_BUDGET);
+    if (kept.cut) {
+      body.failedOmitted = body.failed.length - kept.rows.length;
+      body.failed = kept.rows;
+    }
+  }
+  if (body.hint) text += `\nHint: ${body.hint}`;
   return {
     isError: true,
     content: [{ type: 'text', text }],

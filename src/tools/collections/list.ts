@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
-import { collectionRow, listParams, pageFields, summarizePage } from './shared.js';
+import { boundPage, collectionRow, listParams, pageFields, summarizePage } from './shared.js';
 
 export default defineTool({
   name: 'zotero_list_collections',
@@ -16,7 +16,8 @@ export default defineTool({
     'List collections in a Zotero library (key, name, parent collection key, item count), sorted by name (case-insensitive, then key).',
     'Read-only: available even in read-only mode (unlike zotero_manage_collections, which also writes).',
     'Every collection in the library is read, then q filters by name, top keeps the top-level ones, and start/limit page the result',
-    '(200 per page by default, at most 1000); totalResults says how many there are, so a large library is never mistaken for its first page.',
+    '(200 per page by default, at most 1000); totalResults says how many there are, so a large library is never mistaken for its first page,',
+    'and nextStart, when present, is the start of the next page (a page holds at most about 40 KB of rows: truncated: true when that cut it short of limit).',
     'complete is false only when the library holds more collections than one listing reads (ZOTEUS_MAX_COLLECTIONS, 100,000 by default)',
     'or the server ignores paging; the page then comes from those read, and message says how many of how many.',
     'Use the keys to scope zotero_search_items (collectionKey) or zotero_tag_audit (scope.collection_keys).',
@@ -47,6 +48,6 @@ export default defineTool({
   summarize: (out, input) => summarizePage(out, input),
   async run(input, deps) {
     const { listCollections } = await import('../../core/library/collections.js');
-    return listCollections(deps, input);
+    return boundPage(await listCollections(deps, input));
   },
 });

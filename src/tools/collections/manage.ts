@@ -17,6 +17,7 @@ import {
   libraryFlags,
   listParams,
   pageFields,
+  boundPage,
   plural,
   quoteWord,
   summarizePage,
@@ -260,7 +261,8 @@ export default defineTool({
     'List, create, rename, reparent, or delete collections, and move items into or out of a collection.',
     'For read-only listing prefer zotero_list_collections (available in read-only mode, and it can keep top-level collections only).',
     'Set action to one of:',
-    '"list" (collections with key/name/parent, sorted by name; q filters by name over the whole library, start/limit page, totalResults counts them all;',
+    '"list" (collections with key/name/parent, sorted by name; q filters by name over the whole library, start/limit page, totalResults counts them all,',
+    'nextStart is the start of the next page, and truncated: true says the answer’s size bound, about 40 KB of rows, cut the page short of limit;',
     'complete is false only past ZOTEUS_MAX_COLLECTIONS, 100,000 by default);',
     '"create" (needs name, optional parent_collection key; omit it for top-level; returns created: [key]);',
     '"rename" (needs collection_key + name);',
@@ -386,6 +388,7 @@ export default defineTool({
   },
   async run(i, deps) {
     const { manageCollections } = await import('../../core/library/collections.js');
-    return manageCollections(deps, i);
+    const out = await manageCollections(deps, i);
+    return i.action === 'list' ? boundPage(out) : out;
   },
 });

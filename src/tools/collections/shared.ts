@@ -4,6 +4,7 @@
  * purpose: the declarations load for `zot --help`, the API code only when a handler runs.
  */
 import * as z from 'zod';
+import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { MAX_LIMIT } from '../../core/library/collections/constants.js';
 
 export const listParams = {
@@ -64,7 +65,36 @@ export const pageFields = {
     .describe(
       'Why the listing is incomplete (the cap, or a server that ignores paging); absent when complete.',
     ),
+  nextStart: z
+    .number()
+    .optional()
+    .describe('Where the next page starts (pass it as start); absent when this page is the last.'),
+  truncated: z
+    .boolean()
+    .optional()
+    .describe(
+      'True when the page holds fewer collections than limit because of the answer’s size bound (about 40 KB of rows); continue from nextStart.',
+    ),
 };
+
+/**
+ * A listing page within the size bound (core/items/read/bounds.ts: at most about 40 KB of
+ * rows), with `nextStart` when collections follow it and `truncated` when the bound cut it.
+ */
+export function boundPage<
+  T extends { collections?: unknown[] | undefined; start?: number; totalResults?: number },
+>(out: T): T & { nextStart?: number; truncated?: boolean } {
+  if (out.collections === undefined) return out;
+  const page = fitRows(out.collections);
+  const start = out.start ?? 0;
+  const nextStart = nextStartOf(start, page.rows.length, out.totalResults ?? out.collections.length);
+  return {
+    ...out,
+    collections: page.rows,
+    ...(nextStart !== undefined ? { nextStart } : {}),
+    ...(page.cut ? { truncated: true } : {}),
+  };
+}
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
@@ -80,6 +110,8 @@ export function summarizePage(
     start?: number | undefined;
     complete?: boolean | undefined;
     message?: string | undefined;
+    nextStart?: number | undefined;
+    truncated?: boolean | undefined;
   },
   input: { q?: string | undefined; top?: boolean | undefined },
 ): string {
@@ -98,6 +130,8 @@ export function summarizePage(
   else if (shown === 0)
     line = `No collections on this page (start ${count(start)}); there are ${count(total)} in total.`;
   else line = `Showing ${count(start + 1)}–${count(start + shown)} of ${count(total)} ${what}.`;
+  if (out.nextStart !== undefined)
+    line += ` ${out.truncated ? 'Cut at the size bound; continue' : 'Continue'} with start=${out.nextStart}.`;
   if (out.complete === false)
     line += ` Incomplete: ${out.message ?? 'the listing could not read the whole library.'}`;
   return line;

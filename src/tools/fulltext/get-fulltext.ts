@@ -4,6 +4,7 @@
  * locators, a page range, the PDF's outline, or the document's start.
  */
 import * as z from 'zod';
+import { fitRows } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, provenanceField } from '../items/read/shared.js';
 import { libraryParams, PROVENANCE } from '../shared/params.js';
@@ -31,7 +32,7 @@ export default defineTool({
     'from the best source: the desktop’s Zotero index (.zotero-ft-cache), the local or Web API’s indexed full text, or, when Zotero indexed nothing or only part, the stored file itself.',
     'One mode per call: q returns the passages that best match the words (case- and accent-insensitive), each with start/end character offsets into the text,',
     'the nearest heading, and page (exact) or pageApprox (estimated, when the index has no page breaks); page_range ("3-5") returns those pages;',
-    'outline: true returns the PDF’s table of contents with pages; no mode returns the start of the text (max_chars, default 10000) with totalChars — use offset to read on,',
+    'outline: true returns the PDF’s table of contents with pages (its first entries, up to about 40 KB); no mode returns the start of the text (max_chars, default 10000) with totalChars — use offset (the previous end) to read on,',
     'and prefer q over reading a long document whole. source says which source answered; complete is false when Zotero indexed only some pages (indexedPages of totalPages) and the file is not here.',
     'not_found when the item has no attachment with text. Use zotero_search_items to find items by words; zotero_get_item lists an item’s attachments.',
   ].join(' '),
@@ -65,7 +66,9 @@ export default defineTool({
         .min(100)
         .max(200_000)
         .optional()
-        .describe('At most this many characters of text in the answer (default 10000).'),
+        .describe(
+          'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with offset.',
+        ),
       offset: z
         .number()
         .int()
@@ -109,7 +112,12 @@ export default defineTool({
     text: z.string().optional().describe('No mode: the text from start to end.'),
     start: z.number().optional(),
     end: z.number().optional(),
-    truncated: z.boolean().optional().describe('The text or pages were cut at max_chars.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe(
+        'The text, passages or pages were cut at max_chars, or the outline at the answer’s size bound (about 40 KB).',
+      ),
     passages: z
       .array(
         z.object({
@@ -169,6 +177,17 @@ export default defineTool({
   },
   async run(input, deps) {
     const { getFulltext } = await import('../../core/fulltext/get.js');
-    return { ...(await getFulltext(deps, input)), provenance: PROVENANCE };
+    const out = await getFulltext(deps, input);
+    if (out.outline) {
+      // An outline made from heading-like lines of a long text can run to thousands of entries.
+      const fit = fitRows(out.outline);
+      if (fit.cut) {
+        const note = `The outline has ${out.outline.length} entries; the first ${fit.rows.length} are shown (the answer’s size bound): read a part with page_range.`;
+        out.outline = fit.rows;
+        out.truncated = true;
+        out.message = out.message ? `${out.message} ${note}` : note;
+      }
+    }
+    return { ...out, provenance: PROVENANCE };
   },
 });

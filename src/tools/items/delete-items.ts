@@ -6,6 +6,21 @@ import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
 import { failedList, itemKeys, libraryVersion, plural } from './shared.js';
 
+/**
+ * Child items an answer lists at most: deleting many parents can take many times as many
+ * children with them; childrenTotal counts them all.
+ */
+const CHILDREN_SHOWN = 500;
+
+function capChildren<T extends { children: unknown[]; childrenTotal?: number | undefined }>(out: T): T {
+  if (out.children.length <= CHILDREN_SHOWN) return out;
+  return {
+    ...out,
+    children: out.children.slice(0, CHILDREN_SHOWN),
+    childrenTotal: Math.max(out.childrenTotal ?? 0, out.children.length),
+  };
+}
+
 export default defineTool({
   name: 'zotero_delete_items',
   title: 'Delete items permanently',
@@ -18,8 +33,9 @@ export default defineTool({
     'answers permission_denied and deletes nothing). When a bulk-write threshold is set (ZOTEUS_CONFIRM_BULK_WRITES),',
     'deleting more items than that needs confirm: true. The library must not change between reading the items and',
     'deleting them: if it does, nothing is deleted and the call is a retryable conflict. Result: deleted (the given keys',
-    'that were deleted), children (child notes and attachments deleted with them: key, parentItem, itemType), failed per',
-    'key ({index, key, code: 404, …} for a key that names nothing; the others were still deleted), libraryVersion.',
+    'that were deleted), children (child notes and attachments deleted with them: key, parentItem, itemType; the first',
+    `${CHILDREN_SHOWN}, childrenTotal counting them all when there are more), failed per key ({index, key, code: 404, …} for a`,
+    'key that names nothing; the others were still deleted), libraryVersion.',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -49,14 +65,21 @@ export default defineTool({
     deleted: z.array(z.string()).describe('The given item keys that were deleted.'),
     children: z
       .array(z.object({ key: z.string(), parentItem: z.string(), itemType: z.string() }))
-      .describe('Child notes and attachments that were deleted with their parent.'),
+      .describe(
+        `Child notes and attachments that were deleted with their parent (at most ${CHILDREN_SHOWN} listed).`,
+      ),
+    childrenTotal: z
+      .number()
+      .int()
+      .optional()
+      .describe(`Children deleted in all, when there are more than the ${CHILDREN_SHOWN} listed.`),
     failed: failedList,
     libraryVersion,
   }),
   // Listed over MCP only where permanent deletion is allowed; refused in run/plan otherwise.
   enabled: (config) => config.allowDelete,
   summarize: (out) =>
-    `Deleted ${plural(out.deleted.length, 'item')} permanently${out.children.length ? `, with ${plural(out.children.length, 'child item')} (notes, attachments)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`,
+    `Deleted ${plural(out.deleted.length, 'item')} permanently${out.children.length ? `, with ${plural(out.childrenTotal ?? out.children.length, 'child item')} (notes, attachments)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`,
   plan(input, deps) {
     if (!deps.config.allowDelete) throw deleteDisabled({ surface: 'cli' });
     const keys = [...new Set(input.item_keys)];
@@ -84,20 +107,28 @@ export default defineTool({
       ];
       return keys.length ? { ...input, item_keys: keys } : null;
     },
-    merge: (previous, retry) => ({
-      deleted: mergeLists(previous.deleted, retry.deleted),
-      children: [...previous.children, ...retry.children],
-      failed: [
-        ...previous.failed.filter((f) => f.code === 404),
-        ...remapFailed(previous.failed, retry.failed),
-      ].sort((a, b) => a.index - b.index),
-      ...((retry.libraryVersion ?? previous.libraryVersion) !== undefined
-        ? { libraryVersion: retry.libraryVersion ?? previous.libraryVersion }
-        : {}),
-    }),
+    merge: (previous, retry) =>
+      capChildren({
+        deleted: mergeLists(previous.deleted, retry.deleted),
+        children: [...previous.children, ...retry.children],
+        ...(previous.childrenTotal !== undefined || retry.childrenTotal !== undefined
+          ? {
+              childrenTotal:
+                (previous.childrenTotal ?? previous.children.length) +
+                (retry.childrenTotal ?? retry.children.length),
+            }
+          : {}),
+        failed: [
+          ...previous.failed.filter((f) => f.code === 404),
+          ...remapFailed(previous.failed, retry.failed),
+        ].sort((a, b) => a.index - b.index),
+        ...((retry.libraryVersion ?? previous.libraryVersion) !== undefined
+          ? { libraryVersion: retry.libraryVersion ?? previous.libraryVersion }
+          : {}),
+      }),
   },
   async run(input, deps) {
     const { deleteItems } = await import('../../core/items/trash.js');
-    return deleteItems(deps, input);
+    return capChildren(await deleteItems(deps, input));
   },
 });

@@ -1,13 +1,43 @@
 /** `zotero_manage_tags` / `zot tag add|remove TAG KEY…`, `zot tag rename OLD NEW`, `zot tag delete TAG…`. */
 import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
-import { checkTagsInput, TAG_ACTIONS, tagsToDelete } from '../../core/items/tag-input.js';
+import { checkTagsInput, TAG_ACTIONS, tagsBulk, tagsToDelete } from '../../core/items/tag-input.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
 import { failedList, itemKeys, libraryVersion, plural, quoted, SUGGESTION_KEYS } from './shared.js';
 
 const tagName = z.string().min(1).max(255);
 const ITEM_OMIT = ['new_name', 'tags'];
+/**
+ * Keys a rename lists at most in updated and in unchanged: a rename touches every item that has
+ * the tag, which can be most of a library; the totals count them all.
+ */
+const RENAME_KEYS_SHOWN = 2000;
+
+interface KeyLists {
+  action: string;
+  updated?: string[] | undefined;
+  unchanged?: string[] | undefined;
+  updatedTotal?: number | undefined;
+  unchangedTotal?: number | undefined;
+}
+
+/** A rename's key lists cut at RENAME_KEYS_SHOWN, with totals when cut (bounded answers). */
+function capRename<T extends KeyLists>(out: T): T {
+  if (out.action !== 'rename') return out;
+  const capped: T = { ...out };
+  for (const [list, total] of [
+    ['updated', 'updatedTotal'],
+    ['unchanged', 'unchangedTotal'],
+  ] as const) {
+    const keys = out[list];
+    if (keys && keys.length > RENAME_KEYS_SHOWN) {
+      capped[list] = keys.slice(0, RENAME_KEYS_SHOWN);
+      capped[total] = Math.max(out[total] ?? 0, keys.length);
+    }
+  }
+  return capped;
+}
 
 export default defineTool({
   name: 'zotero_manage_tags',
@@ -23,7 +53,8 @@ export default defineTool({
     'listed in unchanged and cost no write. When the server sets a bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES, off by',
     'default), removing a tag from more items than that, or deleting tags that more items carry, needs confirm: true. Tag',
     'names are case-sensitive. Result: updated (item keys changed), unchanged, failed per item ({index, key, code, message,',
-    'reason}: the others still landed), deleted and itemsAffected for "delete", libraryVersion.',
+    'reason}: the others still landed), deleted and itemsAffected for "delete", libraryVersion. A rename lists at most',
+    `${RENAME_KEYS_SHOWN.toLocaleString('en-US')} keys in updated and in unchanged; updatedTotal and unchangedTotal then count them all.`,
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -101,6 +132,20 @@ export default defineTool({
       .describe('add/remove/rename: item keys already in the wanted state; delete: tags no item had.'),
     deleted: z.array(z.string()).optional().describe('delete: the tags deleted from the library.'),
     itemsAffected: z.number().int().optional().describe('delete: items that carried a deleted tag.'),
+    updatedTotal: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        `rename: items changed in all, when there are more than the ${RENAME_KEYS_SHOWN.toLocaleString('en-US')} keys updated lists.`,
+      ),
+    unchangedTotal: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        `rename: items already in the wanted state in all, when there are more than the ${RENAME_KEYS_SHOWN.toLocaleString('en-US')} keys unchanged lists.`,
+      ),
     failed: failedList,
     libraryVersion,
   }),
@@ -110,7 +155,11 @@ export default defineTool({
     }
     const verb =
       out.action === 'add' ? 'Tagged' : out.action === 'remove' ? 'Untagged' : 'Renamed the tag on';
-    return `${verb} ${plural(out.updated?.length ?? 0, 'item')}${out.unchanged?.length ? ` (${out.unchanged.length} already so)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`;
+    const updated = out.updatedTotal ?? out.updated?.length ?? 0;
+    const unchanged = out.unchangedTotal ?? out.unchanged?.length ?? 0;
+    const listed =
+      out.updatedTotal !== undefined ? ` (the first ${plural(out.updated?.length ?? 0, 'key')} listed)` : '';
+    return `${verb} ${plural(updated, 'item')}${listed}${unchanged ? ` (${unchanged} already so)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`;
   },
   next: (out, input) => {
     const keys = out.updated ?? [];
@@ -122,9 +171,9 @@ export default defineTool({
       return [`zot tag rename ${quoted(input.new_name)} ${quoted(input.tag)}`];
     return [];
   },
+  check: (input) => checkTagsInput(input),
+  bulk: (input) => tagsBulk(input),
   plan(input, deps) {
-    // The plan shows whether confirmation will be needed instead of refusing for it.
-    checkTagsInput({ config: { ...deps.config, confirmBulkWrites: 0 }, surface: 'cli' }, input);
     switch (input.action) {
       case 'add':
       case 'remove': {
@@ -163,21 +212,29 @@ export default defineTool({
       if (input.action === 'rename') return input;
       return { ...input, item_keys: keys };
     },
-    merge: (previous, retry) => ({
-      ...retry,
-      updated: retry.updated || previous.updated ? mergeLists(previous.updated, retry.updated) : undefined,
-      unchanged:
-        retry.unchanged || previous.unchanged ? mergeLists(previous.unchanged, retry.unchanged) : undefined,
-      deleted: retry.deleted || previous.deleted ? mergeLists(previous.deleted, retry.deleted) : undefined,
-      ...(previous.itemsAffected !== undefined || retry.itemsAffected !== undefined
-        ? { itemsAffected: (previous.itemsAffected ?? 0) + (retry.itemsAffected ?? 0) }
-        : {}),
-      failed: remapFailed(previous.failed, retry.failed),
-      libraryVersion: retry.libraryVersion ?? previous.libraryVersion,
-    }),
+    merge: (previous, retry) =>
+      capRename({
+        ...retry,
+        updated: retry.updated || previous.updated ? mergeLists(previous.updated, retry.updated) : undefined,
+        unchanged:
+          retry.unchanged || previous.unchanged ? mergeLists(previous.unchanged, retry.unchanged) : undefined,
+        deleted: retry.deleted || previous.deleted ? mergeLists(previous.deleted, retry.deleted) : undefined,
+        ...(previous.itemsAffected !== undefined || retry.itemsAffected !== undefined
+          ? { itemsAffected: (previous.itemsAffected ?? 0) + (retry.itemsAffected ?? 0) }
+          : {}),
+        failed: remapFailed(previous.failed, retry.failed),
+        libraryVersion: retry.libraryVersion ?? previous.libraryVersion,
+        ...(previous.updatedTotal !== undefined || retry.updatedTotal !== undefined
+          ? {
+              updatedTotal:
+                (previous.updatedTotal ?? previous.updated?.length ?? 0) +
+                (retry.updatedTotal ?? retry.updated?.length ?? 0),
+            }
+          : {}),
+      }),
   },
   async run(input, deps) {
     const { manageTags } = await import('../../core/items/tags.js');
-    return manageTags(deps, input);
+    return capRename(await manageTags(deps, input));
   },
 });

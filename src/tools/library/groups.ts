@@ -1,5 +1,9 @@
 import * as z from 'zod';
+import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 500;
 
 const group = z.object({
   id: z
@@ -40,8 +44,10 @@ export default defineTool({
   title: 'List group libraries',
   summary: 'List the group libraries the API key reaches, with item counts and whether the key can write.',
   description: [
-    'Read-only; changes nothing. Lists every Zotero group library the configured API key reaches (all of them, not a page),',
-    'sorted by name: id, name, type, owner, numItems, canRead, canWrite. Use it to find the library_id of a group before',
+    'Read-only; changes nothing. Lists the Zotero group libraries the configured API key reaches, sorted by name: id, name,',
+    'type, owner, numItems, canRead, canWrite; every group is read, then start/limit page them (100 by default, at most 500;',
+    'a page holds at most about 40 KB), totalResults counts them all and nextStart, when present, is the start of the next',
+    'page. Use it to find the library_id of a group before',
     'reading or writing there (library_id alone means a group id), or to learn why a write to a group was refused',
     '(permission_denied). canWrite is false when the key has no write access to the group, or when the group lets only',
     'admins edit and the key’s user is neither owner nor admin. numItems counts items outside the trash and is absent when',
@@ -52,9 +58,20 @@ export default defineTool({
   needsKey: true,
   since: '0.1.0',
   cli: [{ path: ['groups'] }],
-  input: z.object({}).strict(),
+  input: z
+    .object({
+      start: z.number().int().min(0).optional().describe('Zero-based offset of the page (default 0).'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_LIMIT)
+        .optional()
+        .describe(`Groups per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`),
+    })
+    .strict(),
   output: z.object({
-    groups: z.array(group).describe('Every group the key reaches, sorted by name (then id).'),
+    groups: z.array(group).describe('This page of the groups the key reaches, sorted by name (then id).'),
     totalResults: z.number().int().describe('How many groups the server lists for the key.'),
     complete: z
       .boolean()
@@ -62,13 +79,28 @@ export default defineTool({
         'False when the listing stopped early (a server that ignores paging, or the cap); see message.',
       ),
     message: z.string().optional().describe('Why the listing is incomplete; absent when complete.'),
+    start: z.number().int().optional().describe('The offset this page starts at.'),
+    nextStart: z
+      .number()
+      .int()
+      .optional()
+      .describe('Where the next page starts (pass it as start); absent when this page is the last.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('True when the answer’s size bound (about 40 KB of rows) cut the page short of limit.'),
   }),
   rows: 'groups',
   summarize: (out) => {
     const writable = out.groups.filter((g) => g.canWrite).length;
-    return `${out.groups.length} group${out.groups.length === 1 ? '' : 's'} reachable with this key (${writable} writable).`;
+    const start = out.start ?? 0;
+    const page =
+      out.nextStart !== undefined || start > 0
+        ? ` (${start + 1}–${start + out.groups.length} of ${out.totalResults}${out.nextStart !== undefined ? `; continue with start=${out.nextStart}` : ''})`
+        : '';
+    return `${out.groups.length} group${out.groups.length === 1 ? '' : 's'} reachable with this key (${writable} writable)${page}.`;
   },
-  async run(_input, deps) {
+  async run(input, deps) {
     const { checkKey, webClient } = await import('../../core/library/keys.js');
     const { grantFor } = await import('../../core/library/web.js');
     const client = await webClient(deps);
@@ -105,8 +137,14 @@ export default defineTool({
       });
     }
     groups.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+    const start = input.start ?? 0;
+    const page = fitRows(groups.slice(start, start + (input.limit ?? DEFAULT_LIMIT)));
+    const nextStart = nextStartOf(start, page.rows.length, groups.length);
     return {
-      groups,
+      groups: page.rows,
+      start,
+      ...(nextStart !== undefined ? { nextStart } : {}),
+      ...(page.cut ? { truncated: true } : {}),
       totalResults: listing.totalResults,
       complete: listing.complete,
       ...(listing.message !== undefined ? { message: listing.message } : {}),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { fitRows } from '../../core/items/read/bounds.js';
 import { describeLibrary, libraryPrefix, resolveLibrary } from '../../core/library/address.js';
 import { defineTool, type Deps } from '../../core/tool.js';
 
@@ -120,7 +121,8 @@ export default defineTool({
     'and which backends are configured and answer: the Zotero Web API (cloud; needs ZOTERO_API_KEY), the desktop app’s',
     'local API (its url, and when Zotero runs with it disabled, the hint to enable it), and its zotero.sqlite (path, schema',
     'version, read in place or from a private copy). libraries lists the default library and every library the desktop app',
-    'holds, each with the backend that serves its reads (web, localApi or sqlite) and why; writes always go to the Web API.',
+    'holds, each with the backend that serves its reads (web, localApi or sqlite) and why (as many as fit in about 40 KB;',
+    'librariesTotal then counts them all); writes always go to the Web API.',
     'With a key it checks the key with the server now and reports key: {userID, username,',
     'access}, where access says which libraries the key may read and write (groups.all: every group of its user). A refused',
     'key gives key: null with backends.web.error.code auth_invalid; an unreachable server gives backends.web.available:',
@@ -165,6 +167,13 @@ export default defineTool({
       .describe(
         'The default library, then each library the desktop app holds: which backend serves its reads, and why.',
       ),
+    librariesTotal: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'How many libraries there are, when libraries holds only the first (the answer’s size bound, about 40 KB).',
+      ),
     profile: z.string().nullable().describe('The config-file profile in use, if any.'),
   }),
   summarize: (out) => {
@@ -185,7 +194,7 @@ export default defineTool({
           : 'off';
     return `Zoteus ${out.version}; default library: ${out.library.description}; web API: ${status}; desktop: ${desktop}${
       out.readOnly ? '; read-only mode' : ''
-    }.`;
+    }${out.librariesTotal !== undefined ? `; ${out.libraries.length} of ${out.librariesTotal} libraries listed` : ''}.`;
   },
   async run(_input, deps) {
     const { config } = deps;
@@ -238,13 +247,16 @@ export default defineTool({
         ? `${libraryPrefix({ type: library.type, id: library.id })} (the API key's user library)`
         : describeLibrary(library);
     const { localApi, sqlite, libraries } = await desktopReport(deps, config.zoteroDataDir);
+    // A desktop synced with hundreds of groups: the first libraries, counted all.
+    const shown = fitRows(libraries);
     return {
       version: deps.version,
       readOnly: config.readOnly,
       library: { ...library, description },
       key,
       backends: { web, localApi, sqlite },
-      libraries,
+      libraries: shown.rows,
+      ...(shown.cut ? { librariesTotal: libraries.length } : {}),
       profile: config.profile ?? null,
     };
   },

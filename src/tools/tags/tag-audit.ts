@@ -3,11 +3,53 @@
  * collections checked against a controlled vocabulary, with `zot tag` commands to fix them.
  */
 import * as z from 'zod';
+import { jsonBytes, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, plural, provenanceField } from '../items/read/shared.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 
 const word = z.string().min(1).max(255);
+
+interface Findings {
+  unknown: unknown[];
+  synonyms: unknown[];
+  nearDuplicates: unknown[];
+  suggestions: unknown[];
+  missingTier: Array<{ items: string[] }>;
+  truncated: boolean;
+}
+
+/**
+ * The findings within the answer's size bound (about 40 KB of rows), whatever limit and the
+ * number of tiers: the longest list is halved until they fit (totals still count them all).
+ */
+function bounded<T extends Findings>(out: T): T {
+  let o = out;
+  while (jsonBytes(o) > ROWS_BUDGET) {
+    const lists: Array<[string, number]> = [
+      ['unknown', o.unknown.length],
+      ['synonyms', o.synonyms.length],
+      ['nearDuplicates', o.nearDuplicates.length],
+      ['suggestions', o.suggestions.length],
+      ...o.missingTier.map((m, i): [string, number] => [`tier:${i}`, m.items.length]),
+    ];
+    const [name, length] = lists.reduce((a, b) => (b[1] > a[1] ? b : a));
+    if (length <= 1) break;
+    const keep = Math.floor(length / 2);
+    if (name.startsWith('tier:')) {
+      const at = Number(name.slice(5));
+      o = {
+        ...o,
+        missingTier: o.missingTier.map((m, i) => (i === at ? { ...m, items: m.items.slice(0, keep) } : m)),
+        truncated: true,
+      };
+    } else {
+      const list = name as 'unknown' | 'synonyms' | 'nearDuplicates' | 'suggestions';
+      o = { ...o, [list]: o[list].slice(0, keep), truncated: true };
+    }
+  }
+  return o;
+}
 
 const entry = z.union([
   word,
@@ -62,8 +104,9 @@ export default defineTool({
     'synonym of that tier). Automatic tags (added by importers) are skipped unless include_automatic. suggestions are',
     'ready `zot tag rename OLD NEW` commands for synonyms, variants and near-duplicates (none for "similar" matches);',
     'a rename acts on the whole library, not just the scope; run them with zotero_manage_tags (action "rename") over',
-    'MCP. limit caps each listed finding (default 100); totals count them all and truncated says whether any list was',
-    'cut. complete is false when a listing came back short. Tag names are case-sensitive.',
+    'MCP. limit caps each listed finding (default 100), and the answer keeps its lists within about 40 KB (the longest',
+    'are cut further); totals count them all and truncated says whether any list was cut. complete is false when a listing',
+    'came back short. Tag names are case-sensitive.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -180,7 +223,7 @@ export default defineTool({
         suggestions: z.number().int(),
       })
       .describe('Each finding counted in full, before limit.'),
-    truncated: z.boolean().describe('True when limit cut a list.'),
+    truncated: z.boolean().describe('True when limit, or the answer’s size bound, cut a list.'),
     complete: z.boolean().describe('False when a listing came back shorter than its total.'),
     message: z.string().optional(),
     ...answeredFields,
@@ -205,6 +248,6 @@ export default defineTool({
     ].join('\n'),
   async run(input, deps) {
     const { tagAudit } = await import('../../core/tags/audit.js');
-    return { ...(await tagAudit(deps, input)), provenance: PROVENANCE };
+    return bounded({ ...(await tagAudit(deps, input)), provenance: PROVENANCE });
   },
 });

@@ -42,8 +42,9 @@ describe('zotero_list_collections over MCP', () => {
     await open();
     const r = await call('zotero_list_collections', { limit: 10, start: 5 });
     expect(r.isError).toBeFalsy();
-    expect(text(r)).toBe('Showing 6–15 of 230 collections.');
-    expect(r.structuredContent).toMatchObject({ totalResults: 230, start: 5, complete: true });
+    expect(text(r)).toBe('Showing 6–15 of 230 collections. Continue with start=15.');
+    expect(r.structuredContent).toMatchObject({ totalResults: 230, start: 5, complete: true, nextStart: 15 });
+    expect(JSON.parse((r.content[1] as { text: string }).text)).toEqual(r.structuredContent);
     expect((r.structuredContent as { collections: unknown[] }).collections).toHaveLength(10);
 
     world.server.clearLog();
@@ -130,7 +131,7 @@ describe('zotero_manage_collections over MCP', () => {
     });
     expect(r.isError).toBeFalsy();
     expect(text(r)).toBe(
-      `Partial result: 3 landed, 1 failed (see structuredContent.failed). Added 3 items to collection ${coll}; 1 failed (see failed).`,
+      `Partial result: 3 landed, 1 failed: MISS2345 not_found (Item MISS2345 does not exist in library users/1.). Added 3 items to collection ${coll}; 1 failed (see failed).`,
     );
     expect(r.structuredContent).toMatchObject({
       updated: keys,

@@ -133,8 +133,10 @@ describe('tools/call', () => {
     const line =
       'Coverage: 5 of 8 rows rest on a retrieved passage, 1 on the abstract only, 2 on no retrieved text. 3 rows contradict their own evidence; 6 warnings.';
     expect(textOf(result)).toBe(`Evidence table (markdown, 8 rows). ${line}`);
-    // "Returns the rendered table as text": the second content block is the table itself.
-    expect(result.content[1]).toEqual({ type: 'text', text: table });
+    // "Returns the rendered table as text": the second content block is the output as JSON
+    // text, the table in it as it is in structuredContent.
+    expect(result.content).toHaveLength(2);
+    expect(JSON.parse((result.content[1] as { text: string }).text)).toEqual(out);
     expect(table).toContain(`\n${line}\n`);
     const parsed = marked.lexer(table).find((t): t is Tokens.Table => t.type === 'table')!;
     expect(parsed.rows.every((r) => r.length === parsed.header.length)).toBe(true);

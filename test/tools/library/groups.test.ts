@@ -61,7 +61,7 @@ describe('zotero_groups in process', () => {
     ]);
   });
 
-  it('reads every page: 230 groups', async () => {
+  it('reads every page: 230 groups, then pages them 100 at a time', async () => {
     for (let i = 0; i < 230; i++) {
       world.server.addGroup({
         id: 1000 + i,
@@ -73,11 +73,15 @@ describe('zotero_groups in process', () => {
     world.server.clearLog();
     const out = await groupsTool.run({}, world.deps());
     expect(out.totalResults).toBe(234);
-    expect(out.groups).toHaveLength(234);
-    expect(new Set(out.groups.map((g) => g.id)).size).toBe(234);
-    expect(out.complete).toBe(true);
+    expect(out.groups).toHaveLength(100);
+    expect(out).toMatchObject({ start: 0, nextStart: 100, complete: true });
     const pages = world.server.log.filter((e) => e.path === `/users/${ALICE}/groups`);
     expect(pages.map((e) => e.query.start).sort()).toEqual(['0', '100', '200']);
+    const rest = [...(await groupsTool.run({ start: 100, limit: 500 }, world.deps())).groups, ...out.groups];
+    expect(new Set(rest.map((g) => g.id)).size).toBe(234);
+    const last = await groupsTool.run({ start: 200 }, world.deps());
+    expect(last.groups).toHaveLength(34);
+    expect(last).not.toHaveProperty('nextStart');
   });
 
   it('omits numItems when the server does not give it', async () => {

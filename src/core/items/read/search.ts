@@ -8,12 +8,15 @@ import { ZoteusError } from '../../errors.js';
 import type { LibraryArgs } from '../../library/address.js';
 import type { ItemQuery, LibraryReader, WebApiItem } from '../../library/port.js';
 import type { Deps } from '../../tool.js';
+import { boundItem, fitRows, nextStartOf } from './bounds.js';
 import { answered, openReader, type Answered } from './common.js';
 
 import type { SortField } from '../../library/port.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
+/** Characters of one text field (an abstract, a note) that a search result keeps. */
+export const SEARCH_FIELD_CHARS = 2_000;
 /** At most this many of the newest items are read for `addedWithinDays`. */
 export const RECENT_CAP = 10_000;
 const PAGE = 100;
@@ -41,6 +44,12 @@ export interface SearchOutput extends Answered {
   start: number;
   complete?: boolean;
   message?: string;
+  /** Where the next page starts, when items follow this page. */
+  nextStart?: number;
+  /** The size bound cut the page short of `limit`. */
+  truncated?: boolean;
+  /** Fields of items on this page cut to keep it bounded. */
+  truncatedFields?: Array<{ key: string; field: string; length: number }>;
 }
 
 /**
@@ -87,13 +96,37 @@ export async function searchItems(deps: Deps, input: SearchInput): Promise<Searc
   const limit = input.limit ?? DEFAULT_LIMIT;
   const query = itemQuery(input);
   if (input.addedWithinDays !== undefined) {
-    return {
+    return bounded({
       ...(await addedWithin(deps, reader, query, input.addedWithinDays, start, limit)),
       ...answered(route),
-    };
+    });
   }
   const { items, totalResults, notice } = await reader.items({ ...query, start, limit });
-  return { items, totalResults, start, ...(notice ? { message: notice } : {}), ...answered(route) };
+  return bounded({ items, totalResults, start, ...(notice ? { message: notice } : {}), ...answered(route) });
+}
+
+/**
+ * A page within the size bound (bounds.ts): long text fields cut at SEARCH_FIELD_CHARS and long
+ * lists at ITEM_LIST_MAX entries (`truncatedFields` names them), then as many items as fit.
+ */
+function bounded(out: SearchOutput): SearchOutput {
+  const cuts: Array<{ key: string; field: string; length: number }> = [];
+  const items = out.items.map((item) => {
+    const b = boundItem(item, SEARCH_FIELD_CHARS);
+    for (const cut of b.cuts) cuts.push({ key: item.key, field: cut.field, length: cut.length });
+    return b.item;
+  });
+  const fit = fitRows(items);
+  const shown = new Set(fit.rows.map((i) => i.key));
+  const kept = cuts.filter((c) => shown.has(c.key));
+  const nextStart = nextStartOf(out.start, fit.rows.length, out.totalResults);
+  return {
+    ...out,
+    items: fit.rows,
+    ...(nextStart !== undefined ? { nextStart } : {}),
+    ...(fit.cut ? { truncated: true } : {}),
+    ...(kept.length > 0 ? { truncatedFields: kept } : {}),
+  };
 }
 
 /**

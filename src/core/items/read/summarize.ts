@@ -1,13 +1,16 @@
 /**
- * `zotero_summarize`: compact digests (`digest.ts`) of the items named by key, or of every
- * top-level item of a library or collection in the order they were added, page by page with
- * progress events (`zot summarize-all`).
+ * `zotero_summarize`: compact digests (`digest.ts`) of the items named by key, or of the
+ * top-level items of a library or collection in the order they were added, page by page with
+ * progress events (`zot summarize-all`). An answer holds at most ROWS_BUDGET bytes of digests
+ * (bounds.ts): a listing then says where the next page starts (`nextStart`), and with item_keys
+ * `remaining` lists the keys left out; nothing returns a whole library in one message.
  */
 import { ZoteusError } from '../../errors.js';
 import type { LibraryArgs } from '../../library/address.js';
 import type { LibraryReader, WebApiItem } from '../../library/port.js';
 import type { Deps } from '../../tool.js';
 import { digestOf, type Digest } from '../digest.js';
+import { fitRows, jsonBytes, nextStartOf, ROWS_BUDGET } from './bounds.js';
 import {
   answered,
   assertKeysWellFormed,
@@ -21,6 +24,8 @@ import {
 
 export const SUMMARIZE_DEFAULT_LIMIT = 25;
 const PAGE = 100;
+/** Digests made at once while filling an answer: few are made that the budget then leaves out. */
+const CHUNK = 10;
 
 export interface SummarizeInput extends LibraryArgs {
   item_keys?: string[] | undefined;
@@ -34,6 +39,12 @@ export interface SummarizeOutput extends Answered {
   digests: Digest[];
   totalResults: number;
   start: number;
+  /** Listing: where the next page starts, when items follow this page. */
+  nextStart?: number;
+  /** The size bound cut the answer short of `limit` (or of every item, with `all`). */
+  truncated?: boolean;
+  /** item_keys: the keys whose digests did not fit in this answer (ask for them again). */
+  remaining?: string[];
 }
 
 /** Children are read only for items that have some (`meta.numChildren`, when the backend tells). */
@@ -79,10 +90,13 @@ export async function summarize(deps: Deps, input: SummarizeInput): Promise<Summ
     const missing = unique.filter((_, i) => items[i] === undefined);
     if (missing.length > 0) throw itemNotFound(deps, missing, route.library, 'item_keys');
     const found = items as WebApiItem[];
+    const all = await digests(reader, found, await namesPromise);
+    const fit = fitRows(all);
     return {
-      digests: await digests(reader, found, await namesPromise),
+      digests: fit.rows,
       totalResults: found.length,
       start: 0,
+      ...(fit.cut ? { truncated: true, remaining: all.slice(fit.rows.length).map((d) => d.key) } : {}),
       ...answered(route),
     };
   }
@@ -98,18 +112,47 @@ export async function summarize(deps: Deps, input: SummarizeInput): Promise<Summ
   const first = await reader.items({ ...query, start, limit: Math.min(PAGE, limit) });
   const total = Math.max(0, Math.min(limit, first.totalResults - start));
   const phase = 'summarize';
+  // `total` is what is asked for; how many fit in the answer is known at the end (complete).
   deps.progress({ event: 'start', phase, done: 0, total });
   const names = await namesPromise;
   const out: Digest[] = [];
+  let used = 0;
+  let full = false;
   let page = first.items;
-  while (page.length > 0 && out.length < total) {
-    out.push(...(await digests(reader, page.slice(0, total - out.length), names)));
+  while (page.length > 0 && out.length < total && !full) {
+    const wanted = page.slice(0, total - out.length);
+    for (let i = 0; i < wanted.length && !full; i += CHUNK) {
+      for (const digest of await digests(reader, wanted.slice(i, i + CHUNK), names)) {
+        const size = jsonBytes(digest) + 1;
+        if (out.length > 0 && used + size > ROWS_BUDGET) {
+          full = true;
+          break;
+        }
+        used += size;
+        out.push(digest);
+      }
+    }
     deps.progress({ event: 'progress', phase, done: out.length, total });
-    if (out.length >= total) break;
+    if (full || out.length >= total) break;
     page = (
       await reader.items({ ...query, start: start + out.length, limit: Math.min(PAGE, total - out.length) })
     ).items;
   }
-  deps.progress({ event: 'complete', phase, done: out.length, total, succeeded: out.length, failed: 0 });
-  return { digests: out, totalResults: first.totalResults, start, ...answered(route) };
+  deps.progress({
+    event: 'complete',
+    phase,
+    done: out.length,
+    total: out.length,
+    succeeded: out.length,
+    failed: 0,
+  });
+  const nextStart = nextStartOf(start, out.length, first.totalResults);
+  return {
+    digests: out,
+    totalResults: first.totalResults,
+    start,
+    ...(nextStart !== undefined ? { nextStart } : {}),
+    ...(full ? { truncated: true } : {}),
+    ...answered(route),
+  };
 }

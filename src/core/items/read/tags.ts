@@ -5,6 +5,7 @@
 import type { LibraryArgs } from '../../library/address.js';
 import { fold } from '../../local/sqlite/text.js';
 import type { Deps } from '../../tool.js';
+import { fitRows, nextStartOf } from './bounds.js';
 import { answered, openReader, type Answered } from './common.js';
 
 export const TAG_DEFAULT_LIMIT = 100;
@@ -30,6 +31,10 @@ export interface ListTagsOutput extends Answered {
   tags: TagRow[];
   totalResults: number;
   start: number;
+  /** Where the next page starts, when tags follow this page. */
+  nextStart?: number;
+  /** The size bound cut the page short of `limit`. */
+  truncated?: boolean;
 }
 
 export async function listTags(deps: Deps, input: ListTagsInput): Promise<ListTagsOutput> {
@@ -51,5 +56,14 @@ export async function listTags(deps: Deps, input: ListTagsInput): Promise<ListTa
   rows.sort(input.sort === 'numItems' ? (a, b) => b.numItems - a.numItems || byName(a, b) : byName);
   const start = input.start ?? 0;
   const limit = input.limit ?? TAG_DEFAULT_LIMIT;
-  return { tags: rows.slice(start, start + limit), totalResults: rows.length, start, ...answered(route) };
+  const page = fitRows(rows.slice(start, start + limit));
+  const nextStart = nextStartOf(start, page.rows.length, rows.length);
+  return {
+    tags: page.rows,
+    totalResults: rows.length,
+    start,
+    ...(nextStart !== undefined ? { nextStart } : {}),
+    ...(page.cut ? { truncated: true } : {}),
+    ...answered(route),
+  };
 }

@@ -31,6 +31,11 @@ const child = z.object({
     ),
   annotationType: z.string().optional(),
   pageLabel: z.string().optional(),
+  truncated: z
+    .literal(true)
+    .optional()
+    .describe('The text is an excerpt (its first 2,000 characters); zotero_list_notes reads a note whole.'),
+  totalChars: z.number().int().optional().describe('The whole text’s length, when it was cut.'),
 });
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -58,6 +63,10 @@ export default defineTool({
     'whether the file holds readable full text; for an attachment, its annotations), the names of its collections, fulltext',
     '(whether any attachment holds readable text; zotero_get_fulltext reads it) and inTrash (items in the trash are still',
     'returned).',
+    'An answer is bounded: each text field of the item (abstract, note, extra…) holds at most max_chars characters (default',
+    '10,000; offset reads the longer ones on, truncatedFields says which were cut and where they end), a list field at most 100',
+    'entries, each child’s text its first 2,000 characters (zotero_list_notes reads notes whole), and the children fill about',
+    '40 KB: childrenTotal counts them all and nextChildrenStart, when present, is the children_start of the next page.',
     'An item_key that names no item is not_found, and one that is not a Zotero key at all is a validation_error: find keys with zotero_search_items.',
     'Use zotero_summarize instead for a compact digest of one or many items. `backend` says which backend answered.',
   ].join(' '),
@@ -72,6 +81,31 @@ export default defineTool({
       item_key: zoteroKey('item_key').describe(
         'The item’s key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, e.g. "ABCD2345".',
       ),
+      max_chars: z
+        .number()
+        .int()
+        .min(100)
+        .max(100_000)
+        .optional()
+        .describe(
+          'At most this many characters of each text field of the item (default 10,000; fewer when the item would not fit in the answer’s size bound, about 40 KB).',
+        ),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          'Start the fields longer than max_chars at this character (the end a previous answer gave in truncatedFields); shorter fields are always whole.',
+        ),
+      children_start: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          'Zero-based offset into the children (default 0): the nextChildrenStart of a previous answer.',
+        ),
       ...libraryParams,
     })
     .strict(),
@@ -89,11 +123,50 @@ export default defineTool({
         'Whether an attachment (or the item, if it is one) is a file that holds readable text; zotero_get_fulltext reads it.',
       ),
     inTrash: z.boolean().describe('True when the item is in the trash.'),
+    childrenTotal: z.number().int().describe('Direct children in all; children holds this page of them.'),
+    nextChildrenStart: z
+      .number()
+      .int()
+      .optional()
+      .describe('Where the next page of children starts (pass it as children_start); absent on the last.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe(
+        'True when something was cut to keep the answer bounded: a field (truncatedFields), a child’s text, or the children (nextChildrenStart).',
+      ),
+    truncatedFields: z
+      .array(
+        z.object({
+          field: z.string().describe('The field of item.data that was cut.'),
+          length: z.number().int().describe('Its whole length: characters of a text, entries of a list.'),
+          start: z.number().int().optional().describe('Texts: the offset of the characters shown.'),
+          end: z
+            .number()
+            .int()
+            .optional()
+            .describe('Texts: where the characters shown end; pass it as offset to read on.'),
+        }),
+      )
+      .optional()
+      .describe('Fields of the item cut at max_chars (texts) or 100 entries (lists).'),
     ...answeredFields,
     provenance: provenanceField,
   }),
-  summarize: (out) =>
-    `${out.item.key}: ${citationLine(out.item as never as WebApiItem)}${out.inTrash ? ' [in the trash]' : ''} (${out.backend})`,
+  summarize: (out) => {
+    const cuts: string[] = [];
+    for (const f of out.truncatedFields ?? [])
+      cuts.push(
+        f.end !== undefined
+          ? `${f.field} cut at ${f.end} of ${f.length} characters (offset=${f.end} reads on)`
+          : `${f.field}: ${f.length} entries, 100 shown`,
+      );
+    if (out.nextChildrenStart !== undefined)
+      cuts.push(
+        `children ${out.nextChildrenStart - out.children.length + 1}–${out.nextChildrenStart} of ${out.childrenTotal} (children_start=${out.nextChildrenStart} for more)`,
+      );
+    return `${out.item.key}: ${citationLine(out.item as never as WebApiItem)}${out.inTrash ? ' [in the trash]' : ''} (${out.backend})${cuts.length ? `. Cut: ${cuts.join('; ')}.` : ''}`;
+  },
   text: (out) => {
     const item = out.item as never as WebApiItem;
     const d = item.data;

@@ -2,10 +2,17 @@
 import * as z from 'zod';
 import { defineTool } from '../../../core/tool.js';
 import { libraryParams, PROVENANCE } from '../../shared/params.js';
-import { answeredFields, pageLine, provenanceField } from './shared.js';
+import { answeredFields, nextStartField, pageLine, provenanceField, truncatedField } from './shared.js';
 
 function summary(
-  out: { tags: unknown[]; totalResults: number; start: number; backend: string },
+  out: {
+    tags: unknown[];
+    totalResults: number;
+    start: number;
+    backend: string;
+    nextStart?: number | undefined;
+    truncated?: boolean | undefined;
+  },
   input: { q?: string | undefined; type?: string | undefined },
 ): string {
   let what = input.type ? `${input.type} tags` : 'tags';
@@ -22,7 +29,9 @@ export default defineTool({
     'accent-insensitive), type keeps manual or automatic ones (automatic: added by an importer), and start/limit page the',
     'result (100 per page by default, at most 1,000), sorted by name (case-insensitive) or by numItems (most used first).',
     'numItems counts the items carrying the tag (items in the trash only with includeTrashed). totalResults counts every',
-    'matching tag. Use the exact names as the tag filter of zotero_search_items; zotero_manage_tags renames or deletes them.',
+    'matching tag; nextStart, when present, is the start of the next page (a page holds at most about 40 KB of tags:',
+    'truncated: true when that cut it short of limit). Use the exact names as the tag filter of zotero_search_items;',
+    'zotero_manage_tags renames or deletes them.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -74,6 +83,8 @@ export default defineTool({
       .describe('This page of the tags.'),
     totalResults: z.number().int().describe('Tags matching in total, not just this page.'),
     start: z.number().int().describe('The offset this page starts at.'),
+    nextStart: nextStartField,
+    truncated: truncatedField,
     ...answeredFields,
     provenance: provenanceField,
   }),

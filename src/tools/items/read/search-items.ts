@@ -7,7 +7,15 @@ import { resultLine } from '../../../core/items/digest.js';
 import type { WebApiItem } from '../../../core/library/port.js';
 import { defineTool } from '../../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
-import { answeredFields, asItemJson, pageLine, provenanceField, webApiItem } from './shared.js';
+import {
+  answeredFields,
+  asItemJson,
+  nextStartField,
+  pageLine,
+  provenanceField,
+  truncatedField,
+  webApiItem,
+} from './shared.js';
 
 // The port module is a light one (types and this list), so `zot --help` stays cheap.
 import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../../core/library/port.js';
@@ -27,6 +35,9 @@ function summary(
     start: number;
     backend: string;
     message?: string | undefined;
+    nextStart?: number | undefined;
+    truncated?: boolean | undefined;
+    truncatedFields?: unknown[] | undefined;
   },
   input: { q?: string | undefined; addedWithinDays?: number | undefined },
 ): string {
@@ -34,7 +45,10 @@ function summary(
   let what = q ? `items matching ${JSON.stringify(q)}` : 'items';
   const days = input.addedWithinDays;
   if (days !== undefined) what += ` added in the last ${days} day${days === 1 ? '' : 's'}`;
-  return pageLine(out, out.items.length, what) + (out.message ? ` ${out.message}` : '');
+  const cut = out.truncatedFields?.length
+    ? ` ${out.truncatedFields.length} long field${out.truncatedFields.length === 1 ? ' was' : 's were'} cut (truncatedFields): zotero_get_item reads an item whole.`
+    : '';
+  return pageLine(out, out.items.length, what) + cut + (out.message ? ` ${out.message}` : '');
 }
 
 export default defineTool({
@@ -56,8 +70,11 @@ export default defineTool({
     'find papers), since (a library',
     'version: only items changed after it), includeTrashed (default false), addedWithinDays (items added in the last N days,',
     'newest first; an addition to the Web API parameters). Paging: start/limit (25 by default, at most 100); totalResults',
-    'counts every match, so page with start += limit while it is larger. Use zotero_get_item for one item with its notes',
-    'and attachments, zotero_summarize for compact digests.',
+    'counts every match, and nextStart says where the next page starts (absent on the last page). An answer is bounded:',
+    'a text field longer than 2,000 characters (a long abstract, a note) or a list longer than 100 entries (creators, tags)',
+    'is cut and named in truncatedFields, and a page holds at most about 40 KB of items (truncated: true when that cut it',
+    'short of limit). Use zotero_get_item for one item whole, with its notes and attachments, zotero_summarize for compact',
+    'digests.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -134,7 +151,7 @@ export default defineTool({
         .min(1)
         .max(100)
         .optional()
-        .describe('Items per page (default 25, at most 100).'),
+        .describe('Items per page (default 25, at most 100; a page holds at most about 40 KB of items).'),
       addedWithinDays: z
         .number()
         .int()
@@ -156,6 +173,23 @@ export default defineTool({
       .optional()
       .describe('False only when addedWithinDays had more items than Zoteus reads (10,000); see message.'),
     message: z.string().optional(),
+    nextStart: nextStartField,
+    truncated: truncatedField,
+    truncatedFields: z
+      .array(
+        z.object({
+          key: z.string().describe('The item.'),
+          field: z.string().describe('The field of its data that was cut.'),
+          length: z
+            .number()
+            .int()
+            .describe('Its whole length: characters of a text (2,000 shown), entries of a list (100 shown).'),
+        }),
+      )
+      .optional()
+      .describe(
+        'Fields of items on this page cut to keep the answer bounded; zotero_get_item reads the item whole.',
+      ),
     ...answeredFields,
     provenance: provenanceField,
   }),

@@ -119,7 +119,32 @@ export const digestSchema = z.object({
       'Whether any attachment is a file that holds readable text (zotero_get_fulltext reads it), judged from the attachments’ types.',
     ),
   inTrash: z.literal(true).optional().describe('Present when the item is in the trash.'),
+  omitted: z
+    .object({
+      notes: z.number().int().optional(),
+      attachments: z.number().int().optional(),
+      tags: z.number().int().optional(),
+      collections: z.number().int().optional(),
+    })
+    .optional()
+    .describe(
+      'How many entries of each list were left out: a digest keeps the first 20 notes, attachments, tags and collections (zotero_get_item has them all).',
+    ),
 });
+
+/** The paging fields of an answer the size bound may cut (conventions.md, "Bounded size"). */
+export const nextStartField = z
+  .number()
+  .int()
+  .optional()
+  .describe('Where the next page starts (pass it as start); absent when this page is the last.');
+
+export const truncatedField = z
+  .boolean()
+  .optional()
+  .describe(
+    'True when the answer holds fewer rows than limit because of its size bound (about 40 KB of rows); continue from nextStart.',
+  );
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
@@ -127,9 +152,24 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${count(n)} ${n === 1 ? one : many}`;
 }
 
-/** "Showing 1–25 of 120 items matching "x" (sqlite)." and its empty variants. */
+/** " Continue with start=25." when a page follows (cut short by the size bound: said so). */
+export function continuation(out: {
+  nextStart?: number | undefined;
+  truncated?: boolean | undefined;
+}): string {
+  if (out.nextStart === undefined) return '';
+  return ` ${out.truncated ? 'Cut at the size bound; continue' : 'Continue'} with start=${out.nextStart}.`;
+}
+
+/** "Showing 1–25 of 120 items matching "x" (sqlite). Continue with start=25." and its empty variants. */
 export function pageLine(
-  out: { totalResults: number; start: number; backend: string },
+  out: {
+    totalResults: number;
+    start: number;
+    backend: string;
+    nextStart?: number | undefined;
+    truncated?: boolean | undefined;
+  },
   shown: number,
   what: string,
 ): string {
@@ -137,5 +177,5 @@ export function pageLine(
   if (out.totalResults === 0) return `No ${what}${via}.`;
   if (shown === 0)
     return `No ${what} on this page (start ${count(out.start)}); there are ${count(out.totalResults)} in total${via}.`;
-  return `Showing ${count(out.start + 1)}–${count(out.start + shown)} of ${count(out.totalResults)} ${what}${via}.`;
+  return `Showing ${count(out.start + 1)}–${count(out.start + shown)} of ${count(out.totalResults)} ${what}${via}.${continuation(out)}`;
 }

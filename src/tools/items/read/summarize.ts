@@ -1,19 +1,40 @@
 /**
  * `zotero_summarize` / `zot summarize KEY…`, `zot summarize-all [--collection K] [--start N]
- * [--limit N]`: compact digests of items for an agent; the whole-library form streams with
- * progress events.
+ * [--limit N]`: compact digests of items for an agent. An answer is bounded: the library is
+ * read page by page (`nextStart`), or streamed with `--stream`, with progress events.
  */
 import * as z from 'zod';
 import { digestText } from '../../../core/items/digest.js';
 import { defineTool } from '../../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
-import { answeredFields, digestSchema, pageLine, plural, provenanceField } from './shared.js';
+import {
+  answeredFields,
+  digestSchema,
+  nextStartField,
+  pageLine,
+  plural,
+  provenanceField,
+  truncatedField,
+} from './shared.js';
 
 function summary(
-  out: { digests: unknown[]; totalResults: number; start: number; backend: string },
+  out: {
+    digests: unknown[];
+    totalResults: number;
+    start: number;
+    backend: string;
+    nextStart?: number | undefined;
+    truncated?: boolean | undefined;
+    remaining?: string[] | undefined;
+  },
   input: { item_keys?: string[] | undefined; collectionKey?: string | undefined },
 ): string {
-  if (input.item_keys?.length) return `${plural(out.digests.length, 'digest')} (${out.backend}).`;
+  if (input.item_keys?.length) {
+    const left = out.remaining?.length
+      ? ` ${plural(out.remaining.length, 'more item')} did not fit in this answer: ask again with item_keys set to remaining.`
+      : '';
+    return `${plural(out.digests.length, 'digest')} (${out.backend}).${left}`;
+  }
   const what = input.collectionKey ? `items of collection ${input.collectionKey}` : 'top-level items';
   return `Digests: ${pageLine(out, out.digests.length, what)}`;
 }
@@ -27,10 +48,13 @@ export default defineTool({
     'Read-only; changes nothing. A digest is what an agent needs to decide whether an item matters, in a few hundred',
     'characters: a citation line (creators (year). Title. Container, volume(issue), pages. DOI), creators, year, the first',
     '400 characters of the abstract, tags, collections (with names), child notes (first line and first 200 characters),',
-    'attachments, and whether readable full text exists. Give item_keys (up to 100) for those items (a key that names no',
-    'item makes the call not_found); or omit them for the top-level items of the library (or of collectionKey) in the order',
-    'they were added, paged by start/limit (25 by default; all: true reads every one from start, which can be long on a large',
-    'library: prefer paging). Use zotero_get_item for everything about one item, zotero_search_items to find keys.',
+    'attachments, and whether readable full text exists (each list keeps its first 20; omitted counts the rest). Give item_keys',
+    '(up to 100) for those items (a key that names no item makes the call not_found); or omit them for the top-level items of',
+    'the library (or of collectionKey) in the order they were added, paged by start/limit (25 by default; all: true fills the',
+    'answer instead, up to its size bound). An answer holds at most about 40 KB of digests: a page the bound cuts short says',
+    'truncated: true, and nextStart says where the next page starts (pass it as start; absent on the last page); with',
+    'item_keys, remaining lists the keys that did not fit. Nothing returns a whole library at once: page through it.',
+    'Use zotero_get_item for everything about one item, zotero_search_items to find keys.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -49,7 +73,7 @@ export default defineTool({
       preset: { all: true },
       flags: { collectionKey: 'collection' },
       summary:
-        'Digest every top-level item of the library (or --collection K), oldest first; progress events on stderr.',
+        'Digest the top-level items of the library (or --collection K), oldest first, a bounded page at a time (--start N continues).',
     },
   ],
   input: z
@@ -66,7 +90,7 @@ export default defineTool({
         .boolean()
         .optional()
         .describe(
-          'Without item_keys: digest every item from start (limit still caps it when given). Default false.',
+          'Without item_keys: as many digests from start as fit in one answer (limit still caps them when given); continue from nextStart. Default false.',
         ),
       collectionKey: zoteroKey('collectionKey')
         .optional()
@@ -85,7 +109,9 @@ export default defineTool({
         .min(1)
         .max(100_000)
         .optional()
-        .describe('Without item_keys: how many digests (default 25, or every item with all: true).'),
+        .describe(
+          'Without item_keys: at most this many digests (default 25; with all: true as many as fit). An answer holds at most about 40 KB of digests.',
+        ),
       ...libraryParams,
     })
     .strict(),
@@ -96,6 +122,14 @@ export default defineTool({
       .int()
       .describe('Items named (item_keys), or top-level items of the library or collection in total.'),
     start: z.number().int().describe('The offset the digests start at.'),
+    nextStart: nextStartField,
+    truncated: truncatedField,
+    remaining: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'item_keys: the keys whose digests did not fit in this answer (about 40 KB of digests); pass them as item_keys again.',
+      ),
     ...answeredFields,
     provenance: provenanceField,
   }),

@@ -139,7 +139,7 @@ describe('zot list and zot recent', () => {
     const table = await zot(['list', '--limit', '3'], { ZOT_FORMAT: 'table' });
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^Showing 1–3 of \d+ items \(sqlite\)\.$/);
+    expect(lines[0]).toMatch(/^Showing 1–3 of \d+ items \(sqlite\)\. Continue with start=3\.$/);
     expect(lines.slice(1)).toHaveLength(3);
     expect(lines[1]).toMatch(/^[23456789A-Z]{8} {2}\S+/);
   });

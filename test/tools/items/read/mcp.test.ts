@@ -42,13 +42,16 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
     for (const name of READ_TOOLS) expect(names).toContain(name);
   });
 
-  it('zotero_search_items: summary line, one text line per item, structuredContent with backend', async () => {
+  it('zotero_search_items: summary line, the output as JSON text, structuredContent with backend', async () => {
     const r = await mcp.call('zotero_search_items', { q: 'sea level', top: true, limit: 3 });
     expect(r.isError).toBeFalsy();
     const [summary, body] = texts(r);
-    expect(summary).toMatch(/^Showing 1–3 of \d+ items matching "sea level" \(sqlite\)\.$/);
-    expect(body!.split('\n').slice(1)).toHaveLength(3);
-    expect(structured(r)).toMatchObject({ backend: 'sqlite', library: SAMPLE_USER, start: 0 });
+    expect(summary).toMatch(
+      /^Showing 1–3 of \d+ items matching "sea level" \(sqlite\)\. Continue with start=3\.$/,
+    );
+    expect(JSON.parse(body!)).toEqual(structured(r));
+    expect(texts(r)).toHaveLength(2);
+    expect(structured(r)).toMatchObject({ backend: 'sqlite', library: SAMPLE_USER, start: 0, nextStart: 3 });
     expect((structured(r).items as unknown[]).length).toBe(3);
     const accent = await mcp.call('zotero_search_items', { q: 'muller', top: true });
     expect((structured(accent).items as Array<{ key: string }>).map((i) => i.key)).toContain(I.muellerThesis);
@@ -66,8 +69,10 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
     });
     const digest = await mcp.call('zotero_summarize', { item_keys: [I.attentionPaper] });
     expect(texts(digest)[0]).toBe('1 digest (sqlite).');
-    expect(texts(digest)[1]!.split('\n\n')[1]).toMatch(
-      /^VASWANI7 {2}Vaswani, A\., et al\. \(2017\)\. Attention Is All You Need\./,
+    const copy = JSON.parse(texts(digest)[1]!) as { digests: Array<{ key: string; citation: string }> };
+    expect(copy).toEqual(structured(digest));
+    expect(copy.digests[0]!.citation).toMatch(
+      /^Vaswani, A\., et al\. \(2017\)\. Attention Is All You Need\./,
     );
   });
 

@@ -4,7 +4,8 @@
  * so `zot schema` can answer without loading zod and every tool module (start-up budget:
  * 3.5x `node -e 0`); per command path the tool modules it needs, so `zot read KEY`
  * loads one declaration instead of all; and each command's parameters, so no process derives
- * them from the zod schemas again. It is derived, never edited: `npm run build`
+ * them from the zod schemas again; and each tool's commands, so a message that refers to another
+ * tool names its command. It is derived, never edited: `npm run build`
  * rewrites it, and a test checks it equals the live tree.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTree, schemaNode } from '../dist/surfaces/cli/tree.js';
 import { paramsTable } from '../dist/surfaces/cli/params.js';
 import { moduleRoutes } from '../dist/surfaces/cli/module-routes.js';
+import { commandRefs } from '../dist/surfaces/cli/refs.js';
 import { tools } from '../dist/tools/index.js';
 import { CLI_VERSION } from '../dist/core/version.js';
 
@@ -37,5 +39,6 @@ const manifest = {
   schema: schemaNode(buildTree(tools)),
   modules: moduleRoutes(tools, await toolModules()),
   params: paramsTable(tools),
+  commands: commandRefs(tools),
 };
 writeFileSync(`${dist}cli-manifest.json`, `${JSON.stringify(manifest)}\n`);

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { AnyTool } from '../core/tool.js';
 import type { ParamsTable } from '../surfaces/cli/params.js';
+import type { CommandRefs } from '../surfaces/cli/refs.js';
 
 /** `true` in the CommonJS bundle (scripts/bundle-cli.mjs defines it); absent in dist/. */
 declare const ZOTEUS_BUNDLE: boolean | undefined;
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     env: process.env,
     io: process,
     ...(known.params ? { params: known.params } : {}),
+    ...(known.commands ? { commands: known.commands } : {}),
     ...(known.tools ? { tools: known.tools, allTools } : { tools: await allTools() }),
   });
 }
@@ -62,7 +64,7 @@ async function schemaFromManifest(): Promise<number | undefined> {
  * What the build-time manifest tells this command: the declarations it needs (none when it
  * needs them all) and every command's parameters; nothing when there is no usable manifest.
  */
-async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable }> {
+async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable; commands?: CommandRefs }> {
   const [{ readManifest }, { modulesFor }] = await Promise.all([
     import('../surfaces/cli/manifest.js'),
     import('../surfaces/cli/fast-start.js'),
@@ -70,10 +72,10 @@ async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable
   const manifest = readManifest(manifestUrl);
   if (!manifest) return {};
   const modules = modulesFor(manifest.modules, argv);
-  if (!modules) return { params: manifest.params };
+  if (!modules) return { params: manifest.params, commands: manifest.commands };
   try {
     const loaded = await Promise.all(modules.map(loadModule));
-    return { tools: loaded.map((m) => m.default), params: manifest.params };
+    return { tools: loaded.map((m) => m.default), params: manifest.params, commands: manifest.commands };
   } catch {
     return {}; // a manifest out of step with dist/: the whole list still answers
   }

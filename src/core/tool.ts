@@ -116,6 +116,18 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * `zot schema` is the same everywhere, and the tool itself refuses with permission_denied.
    */
   enabled?(config: Config): boolean;
+  /** What a call is told when `enabled` says no (before anything else, offline). */
+  disabled?: { message: string; hint?: string };
+  /**
+   * What the call requires beyond its schema, checked offline before anything else: the
+   * fields an action needs, something to change. Throws a `validation_error`.
+   */
+  check?(input: z.infer<I>, context: { config: Config }): void;
+  /**
+   * For calls that remove things in bulk: how many, and what (for the bulk-write threshold,
+   * ZOTEUS_CONFIRM_BULK_WRITES, which then needs `confirm: true`); undefined when not bulk.
+   */
+  bulk?(input: z.infer<I>): { count: number; what: string } | undefined;
   cli: readonly CliCommand[];
   input: I;
   output: O;

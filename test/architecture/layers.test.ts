@@ -75,8 +75,10 @@ export function importEdges(from: string, text: string): Edge[] {
 /** A dynamic specifier built from a variable (`import(path)`) cannot be checked: refuse it. */
 function opaqueImports(from: string, text: string): string[] {
   const out: string[] = [];
-  for (const match of text.matchAll(/\bimport\s*\(\s*([^'"`\s)][^)]*)\)/g))
-    out.push(`${from}: import(${match[1]})`);
+  // Only in an expression position (after await, return, =, (, a comma, a colon or ?), so that
+  // prose in a string ("the records to import (BibTeX)") is not taken for one.
+  const dynamic = /(?:\bawait|\breturn|[=(,:?])\s*import\s*\(\s*([^'"`\s)][^)]*)\)/g;
+  for (const match of text.matchAll(dynamic)) out.push(`${from}: import(${match[1]})`);
   return out;
 }
 

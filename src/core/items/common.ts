@@ -1,4 +1,6 @@
 /** Small helpers shared by the item actions: keys, errors, surface-aware wording. */
+import { assertBulkConfirmed } from '../call/bulk.js';
+import { toolRef } from '../call/refs.js';
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
@@ -38,48 +40,34 @@ export function confirmHow(deps: Pick<Deps, 'surface'>): string {
     : 'Call again with confirm: true to proceed';
 }
 
-/**
- * The bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES=N, 0 is off): a bulk-destructive call on
- * more than N items needs `confirm: true`. Checked before credentials and before any request.
- */
-export function assertBulkConfirmed(
-  deps: Pick<Deps, 'config' | 'surface'>,
-  count: number,
-  confirmed: boolean | undefined,
-  what: string,
-): void {
-  const threshold = deps.config.confirmBulkWrites;
-  if (threshold <= 0 || count <= threshold || confirmed === true) return;
-  throw new ZoteusError(
-    'confirmation_required',
-    `${what} (${count} items) in one call needs confirmation: the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES) is ${threshold} items. Nothing was changed.`,
-    { field: 'confirm', hint: `${confirmHow(deps)}, or act on at most ${threshold} items per call.` },
-  );
-}
+export { assertBulkConfirmed };
 
 export interface DeleteInput extends LibraryArgs {
   item_keys: readonly string[];
   confirm?: boolean | undefined;
 }
 
-/** The refusal when permanent deletion is not enabled (before anything else, without a request). */
-export function deleteDisabled(deps: Pick<Deps, 'surface'>): ZoteusError {
-  return new ZoteusError(
-    'permission_denied',
+/** Why permanent deletion is refused when ZOTEUS_ALLOW_DELETE is not true (the declaration's `disabled`). */
+export const DELETE_DISABLED = {
+  message:
     'Permanent deletion is turned off on this installation (ZOTEUS_ALLOW_DELETE is not true). Nothing was deleted.',
-    {
-      hint:
-        deps.surface === 'cli'
-          ? 'Move the items to the trash instead (`zot trash KEY…`, reversible), or set ZOTEUS_ALLOW_DELETE=true to allow permanent deletion.'
-          : 'Use zotero_trash_items instead (reversible); the user can set ZOTEUS_ALLOW_DELETE=true to allow permanent deletion.',
-    },
-  );
+  hint: `Move the items to the trash instead (${toolRef('zotero_trash_items', { item_keys: 'KEY…' })}, reversible), or set ZOTEUS_ALLOW_DELETE=true to allow permanent deletion.`,
+};
+
+/** The refusal when permanent deletion is not enabled (before anything else, without a request). */
+export function deleteDisabled(): ZoteusError {
+  return new ZoteusError('permission_denied', DELETE_DISABLED.message, { hint: DELETE_DISABLED.hint });
 }
 
 /** Checks that need no request: deletion enabled, then the bulk-write threshold. */
 export function checkDelete(deps: Pick<Deps, 'config' | 'surface'>, input: DeleteInput): void {
-  if (!deps.config.allowDelete) throw deleteDisabled(deps);
-  assertBulkConfirmed(deps, unique(input.item_keys).length, input.confirm, 'Deleting items permanently');
+  if (!deps.config.allowDelete) throw deleteDisabled();
+  const count = unique(input.item_keys).length;
+  assertBulkConfirmed(
+    deps,
+    { count, what: `Deleting ${count} item${count === 1 ? '' : 's'} permanently` },
+    input.confirm,
+  );
 }
 
 /** The output of a batched change to items (tags, trash): what changed, what already was, what failed. */

@@ -6,6 +6,7 @@ import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
 import type { FailedEntry } from '../zotero/index.js';
+import { items } from '../call/bulk.js';
 import { assertBulkConfirmed, unique } from './common.js';
 
 export const TAG_ACTIONS = ['add', 'remove', 'rename', 'delete'] as const;
@@ -70,24 +71,13 @@ export function tagsToDelete(input: Pick<TagsInput, 'tag' | 'tags'>): string[] {
   return list;
 }
 
-/**
- * Checks what can be checked offline, in the order of checks (input, then confirmation):
- * the fields each action needs and the bulk threshold for remove.
- */
-export function checkTagsInput(deps: Pick<Deps, 'config' | 'surface'>, input: TagsInput): void {
+/** What each action needs, checked offline before anything else (the call pipeline's `check`). */
+export function checkTagsInput(input: TagsInput): void {
   switch (input.action) {
     case 'add':
     case 'remove':
       cleanTag(need(input.tag, 'tag', input.action), 'tag');
       need(input.item_keys, 'item_keys', input.action);
-      if (input.action === 'remove') {
-        assertBulkConfirmed(
-          deps,
-          unique(input.item_keys ?? []).length,
-          input.confirm,
-          `Removing tag '${input.tag}' from items`,
-        );
-      }
       return;
     case 'rename': {
       const from = cleanTag(need(input.tag, 'tag', 'rename'), 'tag');
@@ -102,4 +92,18 @@ export function checkTagsInput(deps: Pick<Deps, 'config' | 'surface'>, input: Ta
       need(tagsToDelete(input), 'tags', 'delete');
       return;
   }
+}
+
+/** remove on many items is bulk-destructive: the pipeline's bulk-write threshold applies. */
+export function tagsBulk(input: TagsInput): { count: number; what: string } | undefined {
+  if (input.action !== 'remove') return undefined;
+  const count = unique(input.item_keys ?? []).length;
+  return { count, what: `Removing tag '${input.tag}' from items (${items(count)})` };
+}
+
+/** checkTagsInput and the bulk threshold, for callers outside the pipeline. */
+export function checkTagsCall(deps: Pick<Deps, 'config' | 'surface'>, input: TagsInput): void {
+  checkTagsInput(input);
+  const bulk = tagsBulk(input);
+  if (bulk) assertBulkConfirmed(deps, bulk, input.confirm);
 }

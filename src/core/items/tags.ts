@@ -19,7 +19,7 @@ import { addTags, applySetChangeReported, removeTags, type ObjectData, type Tag 
 import { BATCH_SIZE, chunk, type CallContext } from '../zotero/index.js';
 import { assertBulkConfirmed, changeOutcome, unique } from './common.js';
 import {
-  checkTagsInput,
+  checkTagsCall,
   cleanTag,
   tagsToDelete,
   type TagAction,
@@ -65,7 +65,7 @@ async function itemsWithTag(
 }
 
 export async function manageTags(deps: Deps, input: TagsInput): Promise<TagsOutput> {
-  checkTagsInput(deps, input);
+  checkTagsCall(deps, input);
   const client = await webClient(deps);
   const call = client.newCall();
   const lib = await openWebLibrary(deps, input, { access: 'write', call });
@@ -136,9 +136,11 @@ async function deleteTags(
   let version = Math.max(0, ...found.map((f) => f.version ?? 0));
   assertBulkConfirmed(
     deps,
-    affected.size,
+    {
+      count: affected.size,
+      what: `Deleting ${existing.length} tag${existing.length === 1 ? '' : 's'}, which removes them from items, (${affected.size} items)`,
+    },
     confirm,
-    `Deleting ${existing.length} tag${existing.length === 1 ? '' : 's'}, which removes them from items,`,
   );
   const out: TagsOutput = {
     action: 'delete',

@@ -29,7 +29,6 @@ export {
   type ListInput,
 } from './collections/list.js';
 export {
-  assertBulkRemovalConfirmed,
   changeMembership,
   type MembershipInput,
   type MembershipMode,

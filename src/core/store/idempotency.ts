@@ -54,6 +54,11 @@ export interface IdempotencyStore {
     argsHash: string,
     options?: { waitMs?: number; pollMs?: number },
   ): Promise<BeginResult>;
+  /**
+   * A final outcome stored for (scope, key), without claiming anything: a replay needs neither
+   * credentials nor the network. Other arguments under the key are a `conflict` here too.
+   */
+  peek(scope: string, key: string, argsHash: string): StoredResult | undefined;
   /** Notes a key or token the request derived (for inspection: they follow from the seed). */
   reserve(scope: string, key: string, what: string, value: string): void;
   /** Stores the outcome: final (replayed as is) or partial (retried); the claim ends. */
@@ -122,6 +127,14 @@ export function damagedStore(path: string, error: unknown): ZoteusError {
       retryable: false,
       hint: `Move it aside (mv '${path}' '${path}.damaged') and retry: that loses only the replay records of the last 24 hours. Or point ZOT_CACHE_DIR at another folder.`,
     },
+  );
+}
+
+function keyReused(key: string): ZoteusError {
+  return new ZoteusError(
+    'conflict',
+    `Idempotency key '${key}' was already used with different arguments for this command.`,
+    { retryable: false, field: 'idempotency_key', hint: 'Use a new key for a different request.' },
   );
 }
 
@@ -236,13 +249,7 @@ export async function openIdempotencyStore(
       statements.claim.run({ ...params, hash: argsHash, seed });
       return { done: { kind: 'run', seed, resumed: false } };
     }
-    if (row.args_hash !== argsHash) {
-      throw new ZoteusError(
-        'conflict',
-        `Idempotency key '${key}' was already used with different arguments for this command.`,
-        { retryable: false, field: 'idempotency_key', hint: 'Use a new key for a different request.' },
-      );
-    }
+    if (row.args_hash !== argsHash) throw keyReused(key);
     if (row.status === 'done') return { done: { kind: 'replay', result: toResult(row) } };
     const free =
       row.owner === null ||
@@ -305,6 +312,12 @@ export async function openIdempotencyStore(
         }
         await sleep(pollMs);
       }
+    },
+    peek(scope, key, argsHash) {
+      const row = guard(() => statements.select.get(scope, key));
+      if (!row || row.created_at < now() - IDEMPOTENCY_TTL_MS) return undefined;
+      if (row.args_hash !== argsHash) throw keyReused(key);
+      return row.status === 'done' ? toResult(row) : undefined;
     },
     reserve(scope, key, what, value) {
       guard(() => statements.reserve.run(what, value, scope, key, owner));

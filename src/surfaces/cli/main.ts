@@ -4,6 +4,7 @@
  */
 import { loadConfig, type Config } from '../../core/config.js';
 import { systemClock } from '../../core/deps.js';
+import { renderErrorRefs } from '../../core/call/refs.js';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
 import { configSecrets, createRedactor, envSecrets } from '../../core/redact.js';
 import type { AnyTool, Clock } from '../../core/tool.js';
@@ -15,6 +16,7 @@ import { chooseFormat, useColour, type CliIO } from './io.js';
 import { createWriter, type Writer } from './output.js';
 import type { ParamsTable } from './params.js';
 import { errorExit, runToolCommand } from './run-tool.js';
+import { cliRefRenderer, commandRefs, type CommandRefs } from './refs.js';
 import { buildTree, type CommandNode } from './tree.js';
 
 export interface RunCliOptions {
@@ -30,6 +32,8 @@ export interface RunCliOptions {
   allTools?: () => Promise<readonly AnyTool[]>;
   /** Command parameters the build wrote down (dist/cli-manifest.json), by command path. */
   params?: Readonly<ParamsTable>;
+  /** Every tool's commands (the manifest's), for messages that refer to another tool. */
+  commands?: Readonly<CommandRefs>;
   clock?: Clock;
 }
 
@@ -59,7 +63,8 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env));
     return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
   } catch (error) {
-    return errorExit(writer, toZoteusError(error), requestId, startedAt, clock.now());
+    const refs = cliRefRenderer(options.commands ?? commandRefs(options.tools));
+    return errorExit(writer, renderErrorRefs(toZoteusError(error), refs), requestId, startedAt, clock.now());
   }
 }
 
@@ -90,6 +95,7 @@ async function dispatch(
       tool: target.tool,
       command: target.command,
       rawInput: input,
+      refs: cliRefRenderer(options.commands ?? commandRefs(options.tools)),
       controls,
       config,
       env: options.env,

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { CLI_VERSION } from '../../core/version.js';
 import type { ParamsTable } from './params.js';
+import type { CommandRefs } from './refs.js';
 
 export interface ManifestNode {
   name: string;
@@ -24,13 +25,21 @@ export interface Manifest {
   modules: ModuleRoutes;
   /** Each tool command's parameters (params.ts `paramsTable`). */
   params: ParamsTable;
+  /** Each tool's commands, to write references to other tools in messages (refs.ts). */
+  commands: CommandRefs;
 }
 
 /** The manifest, or undefined when it is missing, unreadable or from another version. */
 export function readManifest(url: URL): Manifest | undefined {
   try {
     const manifest = JSON.parse(readFileSync(url, 'utf8')) as Partial<Manifest>;
-    if (manifest.cli_version !== CLI_VERSION || !manifest.schema || !manifest.modules || !manifest.params)
+    if (
+      manifest.cli_version !== CLI_VERSION ||
+      !manifest.schema ||
+      !manifest.modules ||
+      !manifest.params ||
+      !manifest.commands
+    )
       return undefined;
     return manifest as Manifest;
   } catch {

@@ -1,24 +1,15 @@
 /**
- * Running one tool command, in the order of agent-interface.md ("Order of checks"):
- * input validation, read-only mode, dry-run, confirmation, idempotency replay,
- * credentials, then the work, then the envelope (success, partial or error).
+ * Running one tool command: the CLI's part of the call pipeline (core/call/run.ts), which
+ * owns the order of checks. Here: parsing argv and files into the input, asking on a TTY,
+ * and printing each answer as an envelope (or a table), progress and SYNC_REMINDER on stderr.
  */
 import type { Config } from '../../core/config.js';
 import { createDeps } from '../../core/deps.js';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
-import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
-import { classifyOutcome } from '../../core/outcome.js';
-import {
-  idempotencyStorePath,
-  MAX_IDEMPOTENCY_KEY_LENGTH,
-  mergeRetry,
-  requestHash,
-  runIdempotent,
-  type Settled,
-} from '../../core/call/idempotency.js';
-import type { StoredResult } from '../../core/store/idempotency.js';
-import { freshWriteIds, type WriteIds } from '../../core/writes/ids.js';
-import { requiresKey, type AnyTool, type Clock, type CliCommand } from '../../core/tool.js';
+import { idempotencyStorePath, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/call/idempotency.js';
+import { renderErrorRefs, type RefRenderer } from '../../core/call/refs.js';
+import { runCall } from '../../core/call/run.js';
+import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
 import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
@@ -36,6 +27,8 @@ export interface ToolRunContext {
   tool: AnyTool;
   command: CliCommand;
   rawInput: Record<string, unknown>;
+  /** Writes references to other tools (in messages and hints) as commands. */
+  refs: RefRenderer;
   controls: Controls;
   config: Config;
   env: Readonly<Record<string, string | undefined>>;
@@ -46,14 +39,11 @@ export interface ToolRunContext {
   startedAt: number;
 }
 
-function hasLibraryParams(tool: AnyTool): boolean {
-  return 'library_id' in tool.input.shape;
-}
-
 export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   const { tool, command, controls, config, writer, clock, requestId, startedAt, node } = ctx;
   const tier = node.tier ?? tool.tier;
   const mutating = tier !== 'read';
+  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
   const scope = command.path.join(' ');
   const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
 
@@ -62,108 +52,12 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     command,
     await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin),
   );
-  // The library address is part of the input: refuse a bad one before anything else.
-  const library = hasLibraryParams(tool) ? resolveLibrary(input as LibraryArgs, config) : undefined;
-
-  if (mutating && config.readOnly && !controls.dry_run) {
-    throw new ZoteusError(
-      'permission_denied',
-      `\`zot ${scope}\` changes the library, and read-only mode is on.`,
-      {
-        hint: 'Unset ZOTEUS_READ_ONLY to allow writes, or use --dry-run to see the planned change.',
-      },
-    );
-  }
-
-  // Read commands do not take --dry-run or --idempotency-key: the parser refuses them.
-  if (controls.dry_run) {
-    const would: Record<string, unknown> = { command: scope };
-    if (library) would.library = library;
-    would.args = input;
-    Object.assign(would, tool.plan ? tool.plan(input, { config, env: ctx.env }) : {});
-    const envelope = dryRunEnvelope(would, m());
-    if (writer.format === 'json') writer.envelope(envelope);
-    else {
-      writer.stderr('Dry run: nothing was changed.');
-      writer.table(would, undefined, undefined);
-    }
-    return 0;
-  }
-
-  if (tier === 'destructive' && !controls.yes) {
-    const { canAsk, confirm } = await import('./prompt.js');
-    if (!canAsk(ctx.io, controls.no_interaction)) {
-      throw new ZoteusError(
-        'confirmation_required',
-        `\`zot ${scope}\` is destructive and needs confirmation.`,
-        {
-          hint: 'Pass --yes to confirm, or --dry-run to see what it would do.',
-        },
-      );
-    }
-    if (!(await confirm(ctx.io, `zot ${scope}: this is destructive. Proceed?`))) {
-      throw new ZoteusError('confirmation_required', 'Not confirmed: nothing was changed.', {
-        hint: 'Answer y to proceed, or pass --yes.',
-      });
-    }
-  }
-
   const idemKey = controls.idempotency_key;
-  if (idemKey === undefined) return (await execute(ctx, input, freshWriteIds(), undefined)).value;
-  if (idemKey.length === 0 || idemKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+  if (idemKey !== undefined && (idemKey.length === 0 || idemKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
     throw new ZoteusError(
       'validation_error',
       `--idempotency-key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
       { field: 'idempotency_key' },
-    );
-  }
-  const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
-  const store = await openIdempotencyStore(idempotencyStorePath(config));
-  try {
-    return await runIdempotent<number>({
-      store,
-      scope,
-      key: idemKey,
-      argsHash: requestHash(input, config),
-      tool,
-      input,
-      run: (runInput, ids, previous) => execute(ctx, runInput, ids, previous),
-      fail: (error) => {
-        const bytes = writer.error(error, errorEnvelope(error, m()));
-        return { value: error.exitCode, bytes, exitCode: error.exitCode, partial: false };
-      },
-      replay: (stored) => {
-        writer.raw(stored.stdout);
-        return stored.exitCode;
-      },
-    });
-  } finally {
-    store.close();
-  }
-}
-
-/** The work and its envelope: credentials, the run, the outcome (success, partial or error). */
-async function execute(
-  ctx: ToolRunContext,
-  runInput: Record<string, unknown>,
-  writeIds: WriteIds,
-  previous: StoredResult | undefined,
-): Promise<Settled<number>> {
-  const { tool, command, config, writer, clock, requestId, startedAt, node } = ctx;
-  const tier = node.tier ?? tool.tier;
-  const mutating = tier !== 'read';
-  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
-  const scope = command.path.join(' ');
-  const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
-  const input = previous ? (previous.input as Record<string, unknown>) : runInput;
-
-  if (requiresKey(tool, runInput) && config.apiKey === undefined) {
-    throw new ZoteusError(
-      'auth_missing',
-      `\`zot ${scope}\` needs a Zotero API key, and none is configured.`,
-      {
-        hint: 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile).',
-      },
     );
   }
 
@@ -174,7 +68,6 @@ async function execute(
     version: CLI_VERSION,
     surface: 'cli',
     clock,
-    writeIds,
     writeLog: (line) => writer.stderr(line),
     progress: createProgressWriter({
       stderr: ctx.io.stderr,
@@ -184,54 +77,92 @@ async function execute(
       bar: tableMode && Boolean(ctx.io.stderr.isTTY),
     }),
   });
-  let output: Record<string, unknown>;
+  // Asked only on a TTY, never with --no-interaction (prompt.ts loads readline when it asks).
+  const canPrompt =
+    tier === 'destructive' && !controls.yes && !controls.no_interaction && Boolean(ctx.io.stdin.isTTY);
   try {
-    output = (await tool.run(runInput as never, deps)) as Record<string, unknown>;
+    return await runCall<number>({
+      tool,
+      tier,
+      label: `\`zot ${scope}\``,
+      config,
+      input,
+      dryRun: controls.dry_run,
+      confirmed: controls.yes,
+      ask: canPrompt
+        ? async (question) => (await import('./prompt.js')).confirm(ctx.io, question)
+        : undefined,
+      deps,
+      terms: {
+        confirmBulk: 'Run it again with --confirm',
+        confirmDestructive: '--yes',
+        preview: '--dry-run',
+      },
+      idempotency:
+        idemKey === undefined
+          ? undefined
+          : {
+              open: async () => {
+                const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
+                return openIdempotencyStore(idempotencyStorePath(config));
+              },
+              scope,
+              key: idemKey,
+            },
+      answer: {
+        dryRun: (would) => {
+          const plan = { command: scope, ...would };
+          const envelope = dryRunEnvelope(plan, m());
+          if (writer.format === 'json') writer.envelope(envelope);
+          else {
+            writer.stderr('Dry run: nothing was changed.');
+            writer.table(plan, undefined, undefined);
+          }
+          return 0;
+        },
+        success: async (output, outcome, original) => {
+          const data = cloudWrite ? { ...output, sync_required: true } : output;
+          if (controls.stream && tool.rows && !mutating) {
+            return { value: streamRows(ctx, output, m), bytes: '', exitCode: 0, partial: false };
+          }
+          const next =
+            mutating && tool.next
+              ? await validSuggestions(ctx, tool.next(output as never, original as never))
+              : undefined;
+          let exitCode = 0;
+          let envelope: Record<string, unknown>;
+          if (outcome.kind === 'partial') {
+            exitCode = PARTIAL_EXIT_CODE;
+            envelope = partialEnvelope(data, m({ total: outcome.total, sync_required: cloudWrite }), next);
+          } else envelope = successEnvelope(data, m(), next);
+          // The summary and the text are for table mode only (a summary can cost more than the read).
+          const text = tableMode ? tool.text?.(output as never, original as never) : undefined;
+          const stdout = !tableMode
+            ? writer.envelope(envelope)
+            : text !== undefined
+              ? writer.text(text)
+              : writer.table(data, tool.rows, tool.summarize?.(output as never, original as never));
+          if (cloudWrite) {
+            writer.stderr(
+              'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
+            );
+          }
+          return { value: exitCode, bytes: stdout, exitCode, partial: outcome.kind === 'partial', output };
+        },
+        failure: (thrown) => {
+          const error = renderErrorRefs(thrown, ctx.refs);
+          const bytes = writer.error(error, errorEnvelope(error, m()));
+          return { value: error.exitCode, bytes, exitCode: error.exitCode, partial: false };
+        },
+        replay: (stored) => {
+          writer.raw(stored.stdout);
+          return stored.exitCode;
+        },
+      },
+    });
   } finally {
     await deps.services.close();
   }
-  const checked = tool.output.safeParse(output);
-  if (!checked.success) {
-    throw new ZoteusError('internal_error', `${tool.name} produced output that does not match its schema.`, {
-      hint: 'This is a bug in Zoteus; please report it.',
-    });
-  }
-  output = mergeRetry(tool, previous, output);
-
-  const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
-  if (outcome.kind === 'failed') throw outcome.error;
-  const data = cloudWrite ? { ...output, sync_required: true } : output;
-  const next =
-    mutating && tool.next
-      ? await validSuggestions(ctx, tool.next(output as never, input as never))
-      : undefined;
-
-  if (ctx.controls.stream && tool.rows && !mutating) {
-    return { value: streamRows(ctx, output, m), bytes: '', exitCode: 0, partial: false };
-  }
-
-  let exitCode = 0;
-  let envelope: Record<string, unknown>;
-  if (outcome.kind === 'partial') {
-    exitCode = PARTIAL_EXIT_CODE;
-    envelope = partialEnvelope(data, m({ total: outcome.total, sync_required: cloudWrite }), next);
-  } else {
-    envelope = successEnvelope(data, m(), next);
-  }
-  // The summary and the text are for table mode only (a summary can cost more than the read).
-  const text = writer.format === 'table' ? tool.text?.(output as never, input as never) : undefined;
-  const stdout =
-    writer.format === 'json'
-      ? writer.envelope(envelope)
-      : text !== undefined
-        ? writer.text(text)
-        : writer.table(data, tool.rows, tool.summarize?.(output as never, input as never));
-  if (cloudWrite) {
-    writer.stderr(
-      'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
-    );
-  }
-  return { value: exitCode, bytes: stdout, exitCode, partial: outcome.kind === 'partial', output };
 }
 
 async function validSuggestions(ctx: ToolRunContext, suggestions: string[]): Promise<string[]> {

@@ -7,21 +7,11 @@
  */
 import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
-import { resolveLibrary, type LibraryArgs } from '../../core/library/address.js';
-import { classifyOutcome } from '../../core/outcome.js';
-import {
-  idempotencyStorePath,
-  MAX_IDEMPOTENCY_KEY_LENGTH,
-  mergeRetry,
-  requestHash,
-  runIdempotent,
-  type Settled,
-} from '../../core/call/idempotency.js';
-import type { StoredResult } from '../../core/store/idempotency.js';
-import { freshWriteIds, type WriteIds } from '../../core/writes/ids.js';
-import { requiresKey, type AnyTool, type Deps, type ProgressEvent } from '../../core/tool.js';
+import { idempotencyStorePath, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/call/idempotency.js';
+import { runCall } from '../../core/call/run.js';
+import type { AnyTool, Deps, ProgressEvent } from '../../core/tool.js';
 import { errorResult, successResult } from './results.js';
-import { checkOutput, parseArguments } from './validate.js';
+import { parseArguments } from './validate.js';
 
 export interface CallRequest {
   name: string;
@@ -82,83 +72,50 @@ export async function callTool(
         hint: 'Call tools/list for the tools this server offers.',
       });
     }
-    // Checked on call as well as hidden from the list: a client may call a name it cached.
-    if (readOnly && tool.tier !== 'read') {
-      throw new ZoteusError(
-        'permission_denied',
-        `${tool.name} is a ${tool.tier} tool, and this server runs in read-only mode (ZOTEUS_READ_ONLY).`,
-        {
-          hint: 'Only read tools are available; the user can turn read-only mode off if the change is wanted.',
-        },
-      );
-    }
     const { args, idempotencyKey } = splitIdempotencyKey(tool, request.arguments);
     const input = parseArguments(tool, args);
-    // The library address is part of the input: a bad one is refused before credentials.
-    if ('library_id' in tool.input.shape) resolveLibrary(input as LibraryArgs, deps.config);
-
-    const execute = async (
-      runInput: Record<string, unknown>,
-      writeIds: WriteIds,
-      previous: StoredResult | undefined,
-    ): Promise<Settled<CallToolResult>> => {
-      if (requiresKey(tool, runInput) && deps.config.apiKey === undefined) {
-        throw new ZoteusError(
-          'auth_missing',
-          `${tool.name} needs a Zotero API key, and none is configured.`,
-          {
-            hint: 'Set ZOTERO_API_KEY in the environment of the MCP server (create a key at https://www.zotero.org/settings/keys).',
-          },
-        );
-      }
-      // The ids are per call: the server's deps outlive it.
-      const output = mergeRetry(
-        tool,
-        previous,
-        checkOutput(tool, await tool.run(runInput, { ...deps, writeIds })),
-      );
-      // A write where every entry failed is an error; some failed is a partial success.
-      const outcome = tool.tier === 'read' ? ({ kind: 'ok' } as const) : classifyOutcome(output);
-      if (outcome.kind === 'failed') throw outcome.error;
-      const result = successResult(
-        tool,
-        output,
-        previous ? (previous.input as Record<string, unknown>) : input,
-        deps.redact,
-        outcome,
-      );
-      const partial = outcome.kind === 'partial';
-      return {
-        value: result,
-        bytes: JSON.stringify(result),
-        exitCode: partial ? PARTIAL_EXIT_CODE : 0,
-        partial,
-        output,
-      };
-    };
-
-    if (idempotencyKey === undefined) return (await execute(input, freshWriteIds(), undefined)).value;
-    const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
-    const store = await openIdempotencyStore(idempotencyStorePath(deps.config));
-    try {
-      return await runIdempotent<CallToolResult>({
-        store,
-        // Scoped per tool and per caller, apart from the CLI's command paths.
-        scope: `mcp:${options.caller ?? 'local'}:${tool.name}`,
-        key: idempotencyKey,
-        argsHash: requestHash(input, deps.config),
-        tool,
-        input,
-        run: execute,
-        fail: (error) => {
-          const result = errorResult(error, deps.redact);
-          return { value: result, bytes: JSON.stringify(result), exitCode: error.exitCode, partial: false };
+    const answer = (result: CallToolResult, exitCode: number, partial: boolean, output?: unknown) => ({
+      value: result,
+      bytes: JSON.stringify(result),
+      exitCode,
+      partial,
+      ...(output !== undefined ? { output } : {}),
+    });
+    return await runCall<CallToolResult>({
+      tool,
+      tier: tool.tier,
+      label: tool.name,
+      config: deps.config,
+      input,
+      // A client confirms a destructive call itself (destructiveHint); nobody can be asked here.
+      confirmed: true,
+      deps,
+      terms: { confirmBulk: 'Call again with confirm: true' },
+      idempotency:
+        idempotencyKey === undefined
+          ? undefined
+          : {
+              open: async () => {
+                const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
+                return openIdempotencyStore(idempotencyStorePath(deps.config));
+              },
+              // Scoped per tool and per caller, apart from the CLI's command paths.
+              scope: `mcp:${options.caller ?? 'local'}:${tool.name}`,
+              key: idempotencyKey,
+            },
+      answer: {
+        dryRun: () => {
+          throw new ZoteusError('internal_error', 'MCP calls have no dry-run control.');
         },
+        success: (output, outcome, original) => {
+          const partial = outcome.kind === 'partial';
+          const result = successResult(tool, output, original, deps.redact, outcome);
+          return answer(result, partial ? PARTIAL_EXIT_CODE : 0, partial, output);
+        },
+        failure: (error) => answer(errorResult(error, deps.redact), error.exitCode, false),
         replay: (stored) => JSON.parse(stored.stdout) as CallToolResult,
-      });
-    } finally {
-      store.close();
-    }
+      },
+    });
   } catch (error) {
     return errorResult(error, deps.redact);
   }

@@ -19,6 +19,8 @@ import { fitRows, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import type { Outcome } from '../../core/outcome.js';
 import { redactValue, type Redactor } from '../../core/redact.js';
 import type { AnyTool } from '../../core/tool.js';
+import { renderErrorRefs } from '../../core/call/refs.js';
+import { mcpRefRenderer } from './refs.js';
 
 export const ERROR_META_KEY = 'zoteus/error';
 
@@ -136,7 +138,8 @@ export function successResult(
  * many entries as the size bound allows (`failedOmitted` counts the others).
  */
 export function errorResult(error: unknown, redact: Redactor): CallToolResult {
-  const body: ErrorBody & { failedOmitted?: number } = redactValue(toZoteusError(error).toJSON(), redact);
+  const rendered = renderErrorRefs(toZoteusError(error), mcpRefRenderer);
+  const body: ErrorBody & { failedOmitted?: number } = redactValue(rendered.toJSON(), redact);
   let text = `${body.code}: ${body.message}`;
   if (Array.isArray(body.failed) && body.failed.length > 0) {
     text += `\nFailed: ${failureList(body.failed)}.`;

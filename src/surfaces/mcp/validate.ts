@@ -74,19 +74,3 @@ export function parseArguments(
   }
   return parsed.data as Record<string, unknown>;
 }
-
-/**
- * Checks a handler's output against its declared schema. A mismatch is our bug, and
- * sending it would make clients reject the result against `outputSchema` anyway.
- */
-export function checkOutput(tool: AnyTool, output: unknown): Record<string, unknown> {
-  const parsed = tool.output.safeParse(output);
-  if (!parsed.success) {
-    throw new ZoteusError(
-      'internal_error',
-      `${tool.name} produced output that does not match its output schema (${describeIssues(parsed.error.issues)}).`,
-      { hint: 'This is a bug in Zoteus; please report it with the call that triggered it.' },
-    );
-  }
-  return parsed.data as Record<string, unknown>;
-}

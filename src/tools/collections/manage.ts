@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import {
   COLLECTION_ACTIONS,
+  membershipBulk,
   NAME_MAX,
   type CollectionAction,
 } from '../../core/library/collections/constants.js';
@@ -280,10 +281,13 @@ export default defineTool({
   tier: 'destructive',
   openWorld: true,
   idempotent: false,
-  // A bulk removal that is not confirmed is refused before credentials are looked at.
-  // "list" may be served by the desktop without a key; an unconfirmed bulk removal is refused
-  // (confirmation_required) before credentials are asked for.
-  needsKey: (i) => i.action !== 'list' && !(i.action === 'remove_items' && i.confirm !== true),
+  // "list" may be served by the desktop without a key.
+  needsKey: (i) => i.action !== 'list',
+  // Removing many items at once is bulk-destructive: the pipeline applies the threshold offline.
+  bulk: (i) =>
+    i.action === 'remove_items' && i.collection_key !== undefined
+      ? membershipBulk({ collection_key: i.collection_key, item_keys: i.item_keys ?? [] })
+      : undefined,
   since: '0.1.0',
   cli: [
     {

@@ -93,6 +93,8 @@ export default defineTool({
       schema_version: schema.version,
     };
   },
+  // Every item against Zotero's schema offline: an invalid batch costs no request at all.
+  check: (input, { config }) => void checkedItems(localSchema(config), input.items),
   retryFailed: {
     input: (input, previous) => retryCreateInput(input, previous),
     merge: (previous, retry) => mergeCreate(previous, retry),

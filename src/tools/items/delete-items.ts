@@ -1,6 +1,6 @@
 /** `zotero_delete_items` / `zot delete KEY…`: permanent deletion, only with ZOTEUS_ALLOW_DELETE=true. */
 import * as z from 'zod';
-import { deleteDisabled } from '../../core/items/common.js';
+import { DELETE_DISABLED } from '../../core/items/common.js';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
@@ -76,12 +76,16 @@ export default defineTool({
     failed: failedList,
     libraryVersion,
   }),
-  // Listed over MCP only where permanent deletion is allowed; refused in run/plan otherwise.
+  // Listed over MCP only where permanent deletion is allowed; refused by the pipeline otherwise.
   enabled: (config) => config.allowDelete,
+  disabled: DELETE_DISABLED,
+  bulk: (input) => {
+    const count = new Set(input.item_keys).size;
+    return { count, what: `Deleting ${count} item${count === 1 ? '' : 's'} permanently` };
+  },
   summarize: (out) =>
     `Deleted ${plural(out.deleted.length, 'item')} permanently${out.children.length ? `, with ${plural(out.childrenTotal ?? out.children.length, 'child item')} (notes, attachments)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`,
   plan(input, deps) {
-    if (!deps.config.allowDelete) throw deleteDisabled({ surface: 'cli' });
     const keys = [...new Set(input.item_keys)];
     const threshold = deps.config.confirmBulkWrites;
     // A needed confirmation is shown, not refused: the dry run is where one learns of it.

@@ -136,6 +136,8 @@ export default defineTool({
     const list = keys.slice(0, 10).map(quoted).join(' ');
     return [`zot tag add <tag> ${list}`, `zot note add ${keys[0]} <text>`];
   },
+  // The records are read offline first: a file that cannot be read costs no request.
+  check: (input) => void entriesOf(input),
   plan(input) {
     const { source, format, entries } = entriesOf(input);
     const would: Record<string, unknown> = { source };

@@ -92,6 +92,10 @@ export default defineTool({
       ? `Would change ${plural(out.changes.length, 'field')} of ${out.key}: ${out.changes.map((c) => c.field).join(', ') || 'none'}.`
       : `Changed ${plural(out.changes.length, 'field')} of ${out.key}${out.changes.length ? `: ${out.changes.map((c) => c.field).join(', ')}` : ''}.`,
   next: (out) => [`zot note ${out.key}`],
+  // Offline, before the key check: field names, and that there is something to change.
+  check(input, { config }) {
+    checkFieldNames(localSchema(config), requestedChanges(input).keys());
+  },
   plan(input, deps) {
     const set = requestedChanges(input);
     checkFieldNames(localSchema(deps.config), set.keys());

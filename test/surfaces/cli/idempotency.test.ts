@@ -1,8 +1,10 @@
 /** --idempotency-key through the real binary: replay bytes, conflicts, partial retries, concurrency. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_ZOT, runZot, sandbox } from '../../support/cli.js';
+import { startKeyServer } from '../../support/key-server.js';
+import type { ZoteroTestServer } from '../../support/zotero-server/index.js';
 
 const KEY = 'AbCdEfGhIjKlMnOpQrStUvWx';
 let box: ReturnType<typeof sandbox>;
@@ -11,7 +13,16 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 const zot = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runZot(args, { env: { ...box.env, ZOTERO_API_KEY: KEY, ...env }, bin: FIXTURE_ZOT });
+  runZot(args, {
+    env: { ...box.env, ZOTERO_API_URL: keys.url, ZOTERO_API_KEY: KEY, ...env },
+    bin: FIXTURE_ZOT,
+  });
+// The fixture write needs a key: the pipeline checks it with this server before the work.
+let keys: ZoteroTestServer;
+beforeAll(async () => {
+  keys = await startKeyServer(KEY);
+});
+afterAll(() => keys.close());
 const logOf = (name: string) =>
   existsSync(join(box.dir, name)) ? readFileSync(join(box.dir, name), 'utf8') : '';
 

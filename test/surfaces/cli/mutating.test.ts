@@ -4,6 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_ZOT, runZot, sandbox } from '../../support/cli.js';
+import { startKeyServer } from '../../support/key-server.js';
+import type { ZoteroTestServer } from '../../support/zotero-server/index.js';
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(() => {
@@ -29,6 +31,12 @@ beforeAll(async () => {
   apiUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
+// A server that answers the key check, for the runs that get as far as the work.
+let keys: ZoteroTestServer;
+beforeAll(async () => {
+  keys = await startKeyServer(KEY);
+});
+afterAll(() => keys.close());
 
 describe('--dry-run', () => {
   it('prints the planned change, needs no credentials, sends nothing and changes nothing', async () => {
@@ -153,7 +161,7 @@ describe('credentials and read-only mode', () => {
   });
 
   it('ZOT_API_KEY is an alias of ZOTERO_API_KEY', async () => {
-    const r = await zot(['fixture', 'write', 'hello'], { ZOT_API_KEY: KEY });
+    const r = await zot(['fixture', 'write', 'hello'], { ZOT_API_KEY: KEY, ZOTERO_API_URL: keys.url });
     expect(r.code).toBe(0);
   });
 
@@ -167,7 +175,7 @@ describe('credentials and read-only mode', () => {
 
 describe('mutating success', () => {
   it('adds data.sync_required, a next slot of real commands, and a SYNC_REMINDER on stderr', async () => {
-    const r = await zot(['fixture', 'write', 'hello'], { ZOTERO_API_KEY: KEY });
+    const r = await zot(['fixture', 'write', 'hello'], { ZOTERO_API_KEY: KEY, ZOTERO_API_URL: keys.url });
     expect(r.code).toBe(0);
     const env = r.json();
     expect(Object.keys(env)).toEqual(['ok', 'data', 'next', 'meta']);

@@ -76,7 +76,7 @@ describe('zot config', () => {
   });
 
   it('show names the embeddings settings and redacts their key, which appears nowhere in the output', async () => {
-    const secret = 'sk-embeddings-secret-0123456789';
+    const secret = 'sk-Q7vX2mT9pL4nR8wK3jH6zD1c';
     const r = await runZot(['config', 'show'], {
       env: { ...box.env, ZOTEUS_EMBEDDINGS: 'openai', ZOTEUS_EMBEDDINGS_API_KEY: secret },
     });

@@ -6,6 +6,7 @@ import { tools } from '../../../src/tools/index.js';
 import { ERROR_META_KEY } from '../../../src/surfaces/mcp/results.js';
 import { FAKE_API_KEY, fixtureTools } from './fixtures.js';
 import { connect } from './harness.js';
+import { startKeyServer } from '../../support/key-server.js';
 
 const all: AnyTool[] = [...tools, ...fixtureTools];
 const closers: Array<() => Promise<void>> = [];
@@ -218,7 +219,10 @@ describe('tools/call', () => {
   it('reports auth_missing for a tool that needs a key when none is configured', async () => {
     const client = await open(all);
     expectError(await call(client, 'zotero_fixture_needs_key'), 'auth_missing');
-    const keyed = await open(all, { ZOTERO_API_KEY: FAKE_API_KEY });
+    // With a key, the pipeline checks it (GET /keys/current) before the work.
+    const keys = await startKeyServer(FAKE_API_KEY);
+    closers.push(() => keys.close());
+    const keyed = await open(all, { ZOTERO_API_KEY: FAKE_API_KEY, ZOTERO_API_URL: keys.url });
     expect((await call(keyed, 'zotero_fixture_needs_key')).isError).toBeFalsy();
   });
 

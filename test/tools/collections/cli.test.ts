@@ -329,7 +329,7 @@ describe('zot collection delete', () => {
     world.server.clearLog();
   });
 
-  it('without --yes on a non-TTY: confirmation_required (exit 3), nothing sent', async () => {
+  it('without --yes on a non-TTY: confirmation_required (exit 3) after the key check alone', async () => {
     const r = await zot(['collection', 'delete', doomed]);
     expect(r.code).toBe(3);
     expect(r.json()).toEqual({
@@ -342,7 +342,8 @@ describe('zot collection delete', () => {
       },
       meta: META,
     });
-    expect(world.server.log).toHaveLength(0);
+    // The order of checks: the key is checked before anyone is asked, and nothing else is sent.
+    expect(world.server.log.map((e) => e.path)).toEqual(['/keys/current']);
     expect(world.server.library(USER).collections.size).toBe(2);
   });
 

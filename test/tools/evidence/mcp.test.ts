@@ -79,8 +79,10 @@ describe('tools/list', () => {
       properties: Record<string, { description?: string; items?: Record<string, unknown> }>;
       required: string[];
     };
+    // The seed's parameters, and the optional idempotency_key every mutating tool takes.
     expect(Object.keys(input.properties).sort()).toEqual([
       'format',
+      'idempotency_key',
       'overwrite',
       'question',
       'rows',

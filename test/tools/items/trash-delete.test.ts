@@ -82,7 +82,8 @@ describe('zot delete', () => {
     const dry = await w.zot(['delete', a, a, '--dry-run'], { ...allow, ZOTERO_API_KEY: undefined });
     expect(dry.code).toBe(0);
     expect(envelope(dry).data.would).toMatchObject({ command: 'delete', item_keys: [a], permanent: true });
-    expect(w.world.server.log).toHaveLength(0);
+    // The refusal came after the key check alone; the dry run sent nothing.
+    expect(w.requests()).toEqual(['GET /keys/current']);
     expect(lib().items.has(a)).toBe(true);
   });
 

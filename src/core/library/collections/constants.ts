@@ -21,3 +21,17 @@ export const COLLECTION_ACTIONS = [
 ] as const;
 
 export type CollectionAction = (typeof COLLECTION_ACTIONS)[number];
+
+/** Removing many items from a collection is bulk-destructive: the bulk-write threshold applies. */
+export function membershipBulk(input: { collection_key: string; item_keys: readonly string[] }): {
+  count: number;
+  what: string;
+  verb: string;
+} {
+  const count = new Set(input.item_keys).size;
+  return {
+    count,
+    what: `Removing ${count} item${count === 1 ? '' : 's'} from collection ${input.collection_key}`,
+    verb: 'remove',
+  };
+}

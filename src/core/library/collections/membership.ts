@@ -6,7 +6,8 @@
  * items that is at most 2·⌈n/50⌉ requests (plus conflict rounds), never one per item, and
  * only `collections` travels, so no other field of an item changes.
  */
-import { ZoteusError } from '../../errors.js';
+import { assertBulkConfirmed } from '../../call/bulk.js';
+import { membershipBulk } from './constants.js';
 import type { Deps } from '../../tool.js';
 import { addToCollections, applySetChange, removeFromCollections } from '../../writes/index.js';
 import type { FailedEntry } from '../../zotero/index.js';
@@ -33,38 +34,12 @@ export interface MembershipResult {
   libraryVersion?: number;
 }
 
-/**
- * The bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES=N, 0 is off): removing more than N
- * items in one call needs `confirm: true`. Checked before credentials and before any request.
- */
-export function assertBulkRemovalConfirmed(
-  deps: Pick<Deps, 'config' | 'surface'>,
-  input: Pick<MembershipInput, 'collection_key' | 'item_keys' | 'confirm'>,
-): void {
-  const threshold = deps.config.confirmBulkWrites;
-  const count = unique(input.item_keys).length;
-  if (threshold <= 0 || count <= threshold || input.confirm === true) return;
-  const items = (n: number): string => `${n} item${n === 1 ? '' : 's'}`;
-  const how =
-    deps.surface === 'cli'
-      ? 'Run it again with --confirm to proceed'
-      : 'Call again with confirm: true to proceed';
-  throw new ZoteusError(
-    'confirmation_required',
-    `Removing ${items(count)} from collection ${input.collection_key} in one call needs confirmation: the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES) is ${items(threshold)}. Nothing was changed.`,
-    {
-      field: 'confirm',
-      hint: `${how}, or remove at most ${items(threshold)} per call.`,
-    },
-  );
-}
-
 export async function changeMembership(
   deps: Deps,
   input: MembershipInput,
   mode: MembershipMode,
 ): Promise<MembershipResult> {
-  if (mode === 'remove') assertBulkRemovalConfirmed(deps, input);
+  if (mode === 'remove') assertBulkConfirmed(deps, membershipBulk(input), input.confirm);
   const key = input.collection_key;
   const call = (await webClient(deps)).newCall();
   const lib = await openWebLibrary(deps, input, { access: 'write', call });

@@ -1,0 +1,209 @@
+/**
+ * The one call pipeline both surfaces run (agent-interface.md, "Order of checks"):
+ *
+ *   input validation (what the surface parsed, then what the call itself requires)
+ *   → gates decided offline (read-only mode, a tool this installation turned off, the
+ *     bulk-write threshold) → dry-run → credentials → the key check → confirmation
+ *   → idempotency → the work → the outcome (success, partial, error).
+ *
+ * Nobody is asked to confirm what will then be refused for a reason known before the work
+ * starts, and a call refused at any step has sent no request but the (cached) key check.
+ * The surfaces supply only their I/O: how to ask a person, and how each answer is printed.
+ */
+import type { Config } from '../config.js';
+import { ZoteusError } from '../errors.js';
+import { resolveLibrary, type LibraryArgs } from '../library/address.js';
+import { authMissing, checkKey } from '../library/keys.js';
+import { classifyOutcome, type Outcome } from '../outcome.js';
+import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
+import { isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
+import { freshWriteIds, type WriteIds } from '../writes/ids.js';
+import { bulkRefusal } from './bulk.js';
+import { mergeRetry, requestHash, runIdempotent, type Settled } from './idempotency.js';
+
+/** The words of a surface for what its caller can do: flags on the CLI, arguments on MCP. */
+export interface CallTerms {
+  /** How a caller confirms a bulk write, as the start of a sentence: "Run it again with --confirm". */
+  confirmBulk: string;
+  /** Confirms a destructive call where no one can be asked ("--yes"); none where not needed. */
+  confirmDestructive?: string | undefined;
+  /** Previews a change without making it ("--dry-run"); none where the surface has no such control. */
+  preview?: string | undefined;
+}
+
+/** How a surface answers each way a call can end. */
+export interface CallAnswers<R> {
+  /** `--dry-run`: the planned change, computed offline. */
+  dryRun(would: Record<string, unknown>): R;
+  /** The tool's output (merged after a partial retry), classified. */
+  success(
+    output: Record<string, unknown>,
+    outcome: Outcome,
+    input: Record<string, unknown>,
+  ): Settled<R> | Promise<Settled<R>>;
+  /** A final error of an idempotent call, stored and answered like a result. */
+  failure(error: ZoteusError): Settled<R>;
+  /** A stored outcome, answered again byte for byte. */
+  replay(stored: StoredResult): R;
+}
+
+export interface CallRequest<R> {
+  tool: AnyTool;
+  /** The tier of what runs: a CLI command's own, or the tool's. */
+  tier: Tier;
+  /** How messages name the call to its caller: "`zot collection delete`", "zotero_manage_collections". */
+  label: string;
+  config: Config;
+  /** The input as the surface validated it against the tool's schema. */
+  input: Record<string, unknown>;
+  /** Plan only (CLI `--dry-run`). */
+  dryRun?: boolean | undefined;
+  /** A destructive call is confirmed already (CLI `--yes`; MCP clients confirm by annotation). */
+  confirmed: boolean;
+  /** Asks a person; undefined where no one can be asked (no TTY, `--no-interaction`). */
+  ask?: ((question: string) => Promise<boolean>) | undefined;
+  /** The deps of this call (its `writeIds` are replaced by the request's own). */
+  deps: Deps;
+  /** How this surface's caller says things the pipeline's messages name. */
+  terms: CallTerms;
+  /** With an idempotency key: where its record lives and the key's scope. */
+  idempotency?: { open(): Promise<IdempotencyStore>; scope: string; key: string } | undefined;
+  answer: CallAnswers<R>;
+}
+
+export async function runCall<R>(request: CallRequest<R>): Promise<R> {
+  const { tool, config, input } = request;
+  const mutating = isMutating(request.tier);
+
+  // 1. What the call itself requires, beyond its schema (an action's own fields, something to change).
+  const library = 'library_id' in tool.input.shape ? resolveLibrary(input as LibraryArgs, config) : undefined;
+  tool.check?.(input as never, { config });
+
+  // 2. Gates that need no network.
+  if (mutating && config.readOnly && request.dryRun !== true) {
+    throw new ZoteusError(
+      'permission_denied',
+      `${request.label} changes the library, and read-only mode is on.`,
+      {
+        hint: 'Unset ZOTEUS_READ_ONLY to allow writes, or use --dry-run to see the planned change.',
+      },
+    );
+  }
+  if (tool.enabled && !tool.enabled(config)) {
+    const off = tool.disabled ?? { message: `${request.label} is turned off on this installation.` };
+    throw new ZoteusError('permission_denied', off.message, off.hint ? { hint: off.hint } : {});
+  }
+  // A dry run only previews: read-only mode and the bulk threshold protect the library, and a
+  // plan says when a confirmation will be needed instead of refusing for it.
+  const bulk = request.dryRun === true ? undefined : tool.bulk?.(input as never);
+  const refused = bulk
+    ? bulkRefusal(config, bulk, input.confirm === true, request.terms.confirmBulk)
+    : undefined;
+  if (refused) throw refused;
+
+  // 3. The plan, offline.
+  if (request.dryRun === true) {
+    const would: Record<string, unknown> = {};
+    if (library) would.library = library;
+    would.args = input;
+    Object.assign(would, tool.plan ? tool.plan(input as never, { config, env: request.deps.env }) : {});
+    return request.answer.dryRun(would);
+  }
+
+  // A stored final outcome answers at once: a replay needs no credentials and no network.
+  const idem = request.idempotency;
+  const store = idem ? await idem.open() : undefined;
+  try {
+    const argsHash = requestHash(input, config);
+    const stored = idem && store ? store.peek(idem.scope, idem.key, argsHash) : undefined;
+    if (stored) return request.answer.replay(stored);
+    return await checkedRun(request, { library, mutating, argsHash, store });
+  } finally {
+    store?.close();
+  }
+}
+
+/** Steps 4 to 8, once nothing offline refuses the call. */
+async function checkedRun<R>(
+  request: CallRequest<R>,
+  known: { library: unknown; mutating: boolean; argsHash: string; store: IdempotencyStore | undefined },
+): Promise<R> {
+  const { tool, config, input } = request;
+  const { library, mutating } = known;
+  // 4–5. Credentials, then what the key may do (from its cached check).
+  const probe = request.deps;
+  if (requiresKey(tool, input)) {
+    if (config.apiKey === undefined) throw authMissing(probe);
+    if (library) {
+      const { openWebLibrary } = await import('../library/web.js');
+      await openWebLibrary(probe, input as LibraryArgs, { access: mutating ? 'write' : 'read' });
+    } else await checkKey(probe);
+  }
+
+  // 6. Confirmation: only now can a person be asked, since nothing known refuses the call.
+  if (request.tier === 'destructive' && !request.confirmed) {
+    if (!request.ask) {
+      throw new ZoteusError(
+        'confirmation_required',
+        `${request.label} is destructive and needs confirmation.`,
+        {
+          hint: 'Pass --yes to confirm, or --dry-run to see what it would do.',
+        },
+      );
+    }
+    if (!(await request.ask(`${request.label}: this is destructive. Proceed?`))) {
+      throw new ZoteusError('confirmation_required', 'Not confirmed: nothing was changed.', {
+        hint: `Answer y to proceed${request.terms.confirmDestructive ? `, or pass ${request.terms.confirmDestructive}` : ''}.`,
+      });
+    }
+  }
+
+  // 7–8. Idempotency, the work, the outcome.
+  const work = async (
+    runInput: Record<string, unknown>,
+    writeIds: WriteIds,
+    previous: StoredResult | undefined,
+  ): Promise<Settled<R>> => {
+    const deps = { ...probe, writeIds };
+    const output = mergeRetry(tool, previous, checkedOutput(tool, await tool.run(runInput as never, deps)));
+    const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
+    if (outcome.kind === 'failed') throw outcome.error;
+    return request.answer.success(
+      output,
+      outcome,
+      previous ? (previous.input as Record<string, unknown>) : input,
+    );
+  };
+  const idem = request.idempotency;
+  if (!idem || !known.store) return (await work(input, freshWriteIds(), undefined)).value;
+  return runIdempotent<R>({
+    store: known.store,
+    scope: idem.scope,
+    key: idem.key,
+    argsHash: known.argsHash,
+    tool,
+    input,
+    run: work,
+    fail: (error) => request.answer.failure(error),
+    replay: (stored) => request.answer.replay(stored),
+  });
+}
+
+/**
+ * A handler's output against its schema: a mismatch is our bug, and clients would reject it
+ * against `outputSchema`. What the schema holds is what is answered, on both surfaces.
+ */
+function checkedOutput(tool: AnyTool, output: unknown): Record<string, unknown> {
+  const checked = tool.output.safeParse(output);
+  if (!checked.success) {
+    const issues = checked.error.issues
+      .map((issue) => `${issue.path.map(String).join('.') || '(output)'}: ${issue.message}`)
+      .join('; ');
+    throw new ZoteusError(
+      'internal_error',
+      `${tool.name} produced output that does not match its output schema (${issues}).`,
+      { hint: 'This is a bug in Zoteus; please report it with the call that triggered it.' },
+    );
+  }
+  return checked.data as Record<string, unknown>;
+}

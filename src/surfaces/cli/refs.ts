@@ -1,0 +1,53 @@
+/**
+ * Tool references (core/call/refs.ts) as the CLI writes them: the command of that tool whose
+ * preset fits the arguments, positionals in order, the rest as flags: `zot trash KEY…`,
+ * `zot collection list --q TEXT`. The table of commands comes from the declarations, or from
+ * the build-time manifest when only some declarations are loaded (fast start).
+ */
+import type { RefRenderer } from '../../core/call/refs.js';
+import type { AnyTool } from '../../core/tool.js';
+import { kebab } from './params.js';
+
+export interface CommandRef {
+  path: string[];
+  args: string[];
+  preset: Record<string, unknown>;
+  flags: Record<string, string>;
+}
+
+/** Tool name → its CLI commands. */
+export type CommandRefs = Record<string, CommandRef[]>;
+
+export function commandRefs(tools: readonly AnyTool[]): CommandRefs {
+  const out: CommandRefs = {};
+  for (const tool of tools) {
+    out[tool.name] = tool.cli.map((c) => ({
+      path: [...c.path],
+      args: [...(c.args ?? [])],
+      preset: { ...(c.preset ?? {}) },
+      flags: { ...(c.flags ?? {}) },
+    }));
+  }
+  return out;
+}
+
+export function cliRefRenderer(refs: CommandRefs): RefRenderer {
+  return (tool, args) => {
+    const commands = refs[tool] ?? [];
+    const fits = (c: CommandRef) =>
+      Object.entries(c.preset).every(
+        ([name, value]) => args[name] === undefined || String(value) === args[name],
+      );
+    const score = (c: CommandRef) => Object.keys(c.preset).filter((name) => args[name] !== undefined).length;
+    const command = commands.filter(fits).sort((a, b) => score(b) - score(a))[0];
+    // A tool without a command of its own (none today): its name is the best there is.
+    if (!command) return tool;
+    const words = ['zot', ...command.path];
+    for (const name of command.args) if (args[name] !== undefined) words.push(args[name]);
+    for (const [name, value] of Object.entries(args)) {
+      if (command.args.includes(name) || name in command.preset) continue;
+      words.push(`--${command.flags[name] ?? kebab(name)}`, ...(value === '' ? [] : [value]));
+    }
+    return `\`${words.join(' ')}\``;
+  };
+}

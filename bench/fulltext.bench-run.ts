@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { median, printTimingRows, timers, type TimingRow } from './support.js';
 import { extractPdf } from '../src/core/fulltext/pdf.js';
-import { buildZoteroDb } from '../src/core/local/fixture/index.js';
+import { buildZoteroDb } from '../src/demo/fixture/index.js';
 import { makePdf } from '../test/support/documents/index.js';
 
 const PAGES = Number(process.env.BENCH_FT_PAGES ?? 400);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { printTimingRows, timers, type TimingRow } from './support.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../src/core/local/index.js';
-import { buildLargeLibrary } from '../src/core/local/sample/index.js';
+import { buildLargeLibrary } from '../src/demo/sample/index.js';
 
 const ITEMS = Number(process.env.BENCH_LOCAL_ITEMS ?? 50_000);
 const COLLECTIONS = Number(process.env.BENCH_LOCAL_COLLECTIONS ?? 2_000);

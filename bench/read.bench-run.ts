@@ -45,7 +45,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadNote, median, printTimingRows, timers, type TimingRow } from './support.js';
 import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/core/deps.js';
-import { buildLargeLibrary } from '../src/core/local/sample/index.js';
+import { buildLargeLibrary } from '../src/demo/sample/index.js';
 import { fingerprint } from '../src/core/local/sqlite/snapshot.js';
 import { indexFile, openIndexDb, readMeta } from '../src/core/search-index/store.js';
 import type { AnyTool, Deps } from '../src/core/tool.js';

@@ -43,9 +43,9 @@ import {
 } from './support.js';
 import { createSqliteReader } from '../src/core/library/readers/sqlite.js';
 import type { LibraryReader } from '../src/core/library/port.js';
-import { createRng } from '../src/core/local/fixture/random.js';
+import { createRng } from '../src/demo/fixture/random.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../src/core/local/index.js';
-import { buildLargeLibrary } from '../src/core/local/sample/index.js';
+import { buildLargeLibrary } from '../src/demo/sample/index.js';
 import { loadDatabaseClass } from '../src/core/sqlite-driver.js';
 import type { IndexFeed } from '../src/core/search-index/feed.js';
 import { freshIndex } from '../src/core/search-index/fresh.js';

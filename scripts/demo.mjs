@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSampleLibrary, SAMPLE_KEYS } from '../dist/core/local/sample/index.js';
+import { buildSampleLibrary, SAMPLE_KEYS } from '../dist/demo/sample/index.js';
 
 const zot = fileURLToPath(new URL('../bin/zot', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'zoteus-demo-'));

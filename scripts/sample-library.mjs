@@ -9,7 +9,7 @@
  * Point Zoteus at it with ZOTERO_DATA_DIR=DIR. Deterministic: the same file every time.
  */
 import { join } from 'node:path';
-import { buildLargeLibrary, buildSampleLibrary } from '../dist/core/local/sample/index.js';
+import { buildLargeLibrary, buildSampleLibrary } from '../dist/demo/sample/index.js';
 
 const [dir, flag, count] = process.argv.slice(2);
 if (!dir || (flag !== undefined && flag !== '--large')) {

@@ -3,7 +3,8 @@
  * and re-exports, `import()` and `require()` (ESLint's no-restricted-imports sees only the
  * first). Imports point one way: core ← render ← tools ← prompts/resources ← surfaces ← bin.
  * The MCP SDK is reached only from surfaces/mcp; the CLI gets to it through the one lazy
- * entry of `zot mcp`.
+ * entry of `zot mcp`. `demo/` (the zotero.sqlite fixture builder and the sample libraries) is
+ * beside the product, not in it: it may use core, and no product module may import it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -22,7 +23,13 @@ const LAYERS: ReadonlyArray<{ name: string; under: string; rank: number }> = [
   { name: 'surfaces/mcp', under: 'surfaces/mcp/', rank: 4 },
   { name: 'surfaces/cli', under: 'surfaces/cli/', rank: 4 },
   { name: 'bin', under: 'bin/', rank: 5 },
+  // Built into dist/ so that `npm run demo` works in a checkout, left out of the package
+  // (package.json "files"): rank 1 lets it import only core, OUTSIDE_PRODUCT keeps others out.
+  { name: 'demo', under: 'demo/', rank: 1 },
 ];
+
+/** Layers that no other layer may import: code the product must run without. */
+const OUTSIDE_PRODUCT = new Set(['demo']);
 
 /** The one place the CLI may reach the MCP surface: `zot mcp`, loaded lazily. */
 const CLI_TO_MCP_ENTRY = { from: 'surfaces/cli/main.ts', to: 'surfaces/mcp/run.ts' };
@@ -96,6 +103,31 @@ function target(fromRel: string, specifier: string): string | undefined {
   return resolved.replace(/\.js$/, '.ts');
 }
 
+/** The edges that go up a layer, sideways between layers, or into a layer outside the product. */
+function wrongEdges(edges: Edge[]): string[] {
+  const wrong: string[] = [];
+  for (const edge of edges) {
+    const to = target(edge.from, edge.specifier);
+    if (to === undefined) continue;
+    const a = layerOf(edge.from);
+    const b = layerOf(to);
+    if (!a || !b) {
+      wrong.push(`${edge.from}:${edge.line} → ${edge.specifier} (outside src/)`);
+      continue;
+    }
+    const lazyMcpEntry =
+      edge.from === CLI_TO_MCP_ENTRY.from && to === CLI_TO_MCP_ENTRY.to && edge.kind === 'dynamic';
+    if (
+      b.rank > a.rank ||
+      (b.rank === a.rank && a.name !== b.name && !lazyMcpEntry) ||
+      (OUTSIDE_PRODUCT.has(b.name) && a.name !== b.name)
+    ) {
+      wrong.push(`${edge.from}:${edge.line} (${a.name}) → ${to} (${b.name}) [${edge.kind}]`);
+    }
+  }
+  return wrong;
+}
+
 describe('layers', () => {
   const edges = files.flatMap((f) => importEdges(f.rel, f.text));
 
@@ -109,23 +141,37 @@ describe('layers', () => {
   });
 
   it('no import goes up a layer or sideways between surfaces, statically or lazily', () => {
-    const wrong: string[] = [];
-    for (const edge of edges) {
-      const to = target(edge.from, edge.specifier);
-      if (to === undefined) continue;
-      const a = layerOf(edge.from);
-      const b = layerOf(to);
-      if (!a || !b) {
-        wrong.push(`${edge.from}:${edge.line} → ${edge.specifier} (outside src/)`);
-        continue;
-      }
-      const lazyMcpEntry =
-        edge.from === CLI_TO_MCP_ENTRY.from && to === CLI_TO_MCP_ENTRY.to && edge.kind === 'dynamic';
-      if (b.rank > a.rank || (b.rank === a.rank && a.name !== b.name && !lazyMcpEntry)) {
-        wrong.push(`${edge.from}:${edge.line} (${a.name}) → ${to} (${b.name}) [${edge.kind}]`);
-      }
-    }
-    expect(wrong).toEqual([]);
+    expect(wrongEdges(edges)).toEqual([]);
+  });
+
+  it('demo code is outside the product: it uses core, and no product module imports it', () => {
+    expect(
+      edges.some((e) => e.from.startsWith('demo/') && target(e.from, e.specifier)?.startsWith('core/')),
+    ).toBe(true);
+    // Every product layer into demo/ is wrong; demo/ out to anything but core is wrong too.
+    const into: Array<[string, string]> = [
+      ['core/local/planted.ts', '../../demo/fixture/index.js'],
+      ['render/planted.ts', '../demo/fixture/index.js'],
+      ['tools/planted.ts', '../demo/sample/index.js'],
+      ['prompts/planted.ts', '../demo/sample/index.js'],
+      ['resources/planted.ts', '../demo/sample/index.js'],
+      ['surfaces/mcp/planted.ts', '../../demo/sample/index.js'],
+      ['surfaces/cli/planted.ts', '../../demo/sample/index.js'],
+      ['bin/planted.ts', '../demo/sample/index.js'],
+    ];
+    const out: Array<[string, string]> = [
+      ['demo/planted.ts', '../tools/index.js'],
+      ['demo/planted.ts', '../render/save.js'],
+    ];
+    const fine: Array<[string, string]> = [
+      ['demo/planted.ts', '../core/errors.js'],
+      ['demo/sample/planted.ts', '../fixture/builder.js'],
+    ];
+    const asEdges = (pairs: Array<[string, string]>): Edge[] =>
+      pairs.map(([from, specifier]) => ({ from, specifier, kind: 'static', line: 1 }));
+    expect(wrongEdges(asEdges([...into, ...out, ...fine])).map((w) => w.split(':')[0])).toEqual(
+      [...into, ...out].map(([from]) => from),
+    );
   });
 
   it('only surfaces/mcp imports the MCP SDK', () => {

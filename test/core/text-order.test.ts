@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { byCodeUnit, byNameThenKey, compareNames } from '../../src/core/text-order.js';
-import { createRng } from '../../src/core/local/fixture/random.js';
+import { createRng } from '../../src/demo/fixture/random.js';
 
 const collator = new Intl.Collator('en', { sensitivity: 'accent' });
 const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('');

@@ -1,8 +1,7 @@
 /**
  * The Zotero desktop app's data, read locally: where it is (`discovery.ts`) and the
- * read-only `zotero.sqlite` reader (`sqlite/`). The fixture builder (`fixture/`) and the
- * sample libraries (`sample/`) are imported from their own modules, never from here, so the
- * reader does not load them.
+ * read-only `zotero.sqlite` reader (`sqlite/`). The fixture builder and the sample libraries
+ * that write such files are not product code: they live in `src/demo/`.
  */
 export {
   discoverZoteroDataDir,

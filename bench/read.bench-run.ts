@@ -50,12 +50,12 @@ import { fingerprint } from '../src/core/local/sqlite/snapshot.js';
 import { indexFile, openIndexDb, readMeta } from '../src/core/search-index/store.js';
 import type { AnyTool, Deps } from '../src/core/tool.js';
 import { CLI_VERSION } from '../src/core/version.js';
-import getItem from '../src/tools/items/read/get-item.js';
-import listTags from '../src/tools/items/read/list-tags.js';
-import searchItems from '../src/tools/items/read/search-items.js';
-import stats from '../src/tools/items/read/stats.js';
-import summarize from '../src/tools/items/read/summarize.js';
-import indexLibrary from '../src/tools/search/index-library.js';
+import getItem from '../src/tools/items/get-item.js';
+import listTags from '../src/tools/tags/list-tags.js';
+import searchItems from '../src/tools/items/search-items.js';
+import stats from '../src/tools/library/stats.js';
+import summarize from '../src/tools/items/summarize.js';
+import indexLibrary from '../src/tools/search/zotero-index.js';
 
 const ITEMS = Number(process.env.BENCH_READ_ITEMS ?? 50_000);
 const COLLECTIONS = Number(process.env.BENCH_READ_COLLECTIONS ?? 2_000);

@@ -10,18 +10,17 @@
  * JavaScript is bundled too (its addon is loaded by `core/sqlite-driver.ts`, never by the
  * bundled code); ES-module and heavy packages stay outside. Derived, never edited.
  */
-import { copyFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const dist = fileURLToPath(new URL('../dist', import.meta.url));
 const out = join(dist, 'bundle');
-const walk = (dir) =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.js') ? [path] : [];
-  });
+// The tool modules are those the manifest routes commands to (scripts/build-manifest.mjs), not
+// whatever dist/tools holds: a module moved or deleted in src/ stays in dist/ until it is cleaned.
+const manifest = JSON.parse(readFileSync(join(dist, 'cli-manifest.json'), 'utf8'));
+const toolModules = [...new Set(Object.values(manifest.modules).flatMap((paths) => paths ?? []))];
 /** Entry name (its path under dist/bundle, without `.js`) → compiled module. */
 const entry = (path) => [
   path
@@ -36,7 +35,7 @@ const bundle = await rolldown({
   input: Object.fromEntries([
     entry(join(dist, 'bin', 'zot.js')),
     entry(join(dist, 'surfaces', 'cli', 'compile-cache.js')),
-    ...walk(join(dist, 'tools')).map(entry),
+    ...toolModules.sort().map((path) => entry(join(dist, path))),
   ]),
   platform: 'node',
   transform: { define: { ZOTEUS_BUNDLE: 'true' } },

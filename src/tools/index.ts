@@ -4,25 +4,25 @@
  * them is cheap enough for `zot --help` and `zot schema`.
  */
 import type { AnyTool } from '../core/tool.js';
-import listCollections from './collections/list.js';
-import manageCollections from './collections/manage.js';
+import listCollections from './collections/list-collections.js';
+import manageCollections from './collections/manage-collections.js';
 import evidenceTable from './evidence/evidence-table.js';
 import getFulltext from './fulltext/get-fulltext.js';
 import createItems from './items/create-items.js';
-import createNote from './items/create-note.js';
+import createNote from './notes/create-note.js';
 import deleteItems from './items/delete-items.js';
 import importItems from './items/import.js';
-import listNotes from './items/list-notes.js';
-import manageTags from './items/manage-tags.js';
-import getItem from './items/read/get-item.js';
-import listTags from './items/read/list-tags.js';
-import searchItems from './items/read/search-items.js';
-import stats from './items/read/stats.js';
-import summarize from './items/read/summarize.js';
+import listNotes from './notes/list-notes.js';
+import manageTags from './tags/manage-tags.js';
+import getItem from './items/get-item.js';
+import listTags from './tags/list-tags.js';
+import searchItems from './items/search-items.js';
+import stats from './library/stats.js';
+import summarize from './items/summarize.js';
 import trashItems from './items/trash-items.js';
 import updateItem from './items/update-item.js';
 import groups from './library/groups.js';
-import indexLibrary from './search/index-library.js';
+import indexLibrary from './search/zotero-index.js';
 import semanticSearch from './search/semantic-search.js';
 import whoami from './library/whoami.js';
 import tagAudit from './tags/tag-audit.js';

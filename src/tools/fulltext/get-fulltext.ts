@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
-import { answeredFields, provenanceField } from '../items/read/shared.js';
+import { answeredFields, provenanceField } from '../shared/read.js';
 import { libraryParams, PROVENANCE } from '../shared/params.js';
 
 const locator = {

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
-import { provenanceField } from '../items/read/shared.js';
+import { provenanceField } from '../shared/read.js';
 
 const FIELDS = TEXT_COLUMNS;
 

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { jsonBytes, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
-import { answeredFields, plural, provenanceField } from '../items/read/shared.js';
+import { answeredFields, plural, provenanceField } from '../shared/read.js';
 import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 
 const word = z.string().min(1).max(255);

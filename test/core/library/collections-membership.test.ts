@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isZoteusError, type ZoteusError } from '../../../src/core/errors.js';
 import { manageCollections, type ManageInput } from '../../../src/core/library/collections.js';
 import type { Deps, ProgressEvent } from '../../../src/core/tool.js';
-import manageTool from '../../../src/tools/collections/manage.js';
+import manageTool from '../../../src/tools/collections/manage-collections.js';
 import {
   ceil50,
   countsFor,
@@ -18,6 +18,7 @@ import {
   USER,
 } from '../../tools/collections/fixtures.js';
 import { startWorld, type World } from './world.js';
+import { onCli } from '../../support/refs.js';
 
 let world: World;
 let coll: string;
@@ -277,7 +278,7 @@ describe('the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES)', () => {
       `Removing 12 items from collection ${coll} in one call needs confirmation: the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES) is 10 items. Nothing was changed.`,
     );
     expect(refused.hint).toBe(
-      'Call again with confirm: true to proceed, or remove at most 10 items per call.',
+      'Call again with {{param:confirm=true}} to proceed, or remove at most 10 items per call.',
     );
     // Not even the key check: confirmation comes before credentials.
     expect(world.server.log).toHaveLength(0);
@@ -317,6 +318,8 @@ describe('the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES)', () => {
     const refused = await failure(
       manage({ action: 'remove_items', collection_key: coll, item_keys: keys }, deps),
     );
-    expect(refused.hint).toBe('Run it again with --confirm to proceed, or remove at most 2 items per call.');
+    expect(onCli(refused.hint ?? '')).toBe(
+      'Call again with --confirm to proceed, or remove at most 2 items per call.',
+    );
   });
 });

@@ -11,7 +11,7 @@ import {
   type ManageInput,
 } from '../../../src/core/library/collections.js';
 import type { Deps } from '../../../src/core/tool.js';
-import listTool from '../../../src/tools/collections/list.js';
+import listTool from '../../../src/tools/collections/list-collections.js';
 import { countsFor, requests, USER } from '../../tools/collections/fixtures.js';
 import { READ_KEY, startWorld, type World } from './world.js';
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZoteusError } from '../../../src/core/errors.js';
 import type { Deps } from '../../../src/core/tool.js';
 import { indexedLibrary, indexStatus } from '../../../src/core/search-index/service.js';
-import indexTool from '../../../src/tools/search/index-library.js';
+import indexTool from '../../../src/tools/search/zotero-index.js';
 import semanticTool from '../../../src/tools/search/semantic-search.js';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../../support/embeddings-server.js';
 import { GROUP_ID, SAMPLE_KEYS, startDesktopWorld, type DesktopWorld } from '../library/router-world.js';

@@ -62,9 +62,7 @@ describe('the code cache of the bundled CLI', () => {
     expect(written.length).toBeGreaterThan(5);
     if (ownCache) {
       // One file per bundle file the command compiled: the read tool's module, not every tool's.
-      expect(written.some((f) => f.endsWith('.bin') && f.includes('tools~items~read~get-item.js@'))).toBe(
-        true,
-      );
+      expect(written.some((f) => f.endsWith('.bin') && f.includes('tools~items~get-item.js@'))).toBe(true);
       expect(written.some((f) => f.includes('tools~index.js@'))).toBe(false);
       // One folder per Node build and per installed bundle.
       expect(new Set(written.map((f) => f.split('/').slice(0, 2).join('/')))).toEqual(
@@ -107,10 +105,10 @@ describe('the code cache of the bundled CLI', () => {
       const [bundle] = readdirSync(join(dir, version!));
       const folder = join(dir, version!, bundle!);
       const kept = cacheFiles(folder);
-      const getItem = kept.find((f) => f.startsWith('tools~items~read~get-item.js@'))!;
+      const getItem = kept.find((f) => f.startsWith('tools~items~get-item.js@'))!;
       // A chunk of an earlier build, and the read tool's module as an earlier build had it.
       writeFileSync(join(folder, 'chunks~gone-AbCd1234.js@100-1700000000000.bin'), 'x');
-      writeFileSync(join(folder, 'tools~items~read~get-item.js@1-1700000000000.bin'), 'x');
+      writeFileSync(join(folder, 'tools~items~get-item.js@1-1700000000000.bin'), 'x');
       // A write that never finished, an hour ago, and one that may still be running.
       const old = join(folder, `${getItem}.4242.1.tmp`);
       writeFileSync(old, 'x');

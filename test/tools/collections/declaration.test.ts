@@ -13,8 +13,8 @@ import { buildTree } from '../../../src/surfaces/cli/tree.js';
 import { validateInput } from '../../../src/surfaces/cli/validate.js';
 import { describeTool } from '../../../src/surfaces/mcp/schemas.js';
 import { parseArguments } from '../../../src/surfaces/mcp/validate.js';
-import listTool from '../../../src/tools/collections/list.js';
-import manageTool from '../../../src/tools/collections/manage.js';
+import listTool from '../../../src/tools/collections/list-collections.js';
+import manageTool from '../../../src/tools/collections/manage-collections.js';
 import { tools } from '../../../src/tools/index.js';
 
 const manage = manageTool as unknown as AnyTool;

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { listCollections } from '../../../src/core/library/collections.js';
 import type { Deps } from '../../../src/core/tool.js';
-import listTool from '../../../src/tools/collections/list.js';
+import listTool from '../../../src/tools/collections/list-collections.js';
 import { runZot } from '../../support/cli.js';
 import {
   GROUP_ID,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool, ProgressEvent } from '../../../src/core/tool.js';
-import indexLibrary from '../../../src/tools/search/index-library.js';
+import indexLibrary from '../../../src/tools/search/zotero-index.js';
 import semanticSearch from '../../../src/tools/search/semantic-search.js';
 import { I, SAMPLE_USER, startSample, type Sample } from '../items/read/setup.js';
 

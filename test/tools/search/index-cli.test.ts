@@ -12,7 +12,7 @@ import type { Deps } from '../../../src/core/tool.js';
 import { queryIndex } from '../../../src/core/search-index/query.js';
 import { indexedLibrary, runIndexUpdate } from '../../../src/core/search-index/service.js';
 import { openIndexDb } from '../../../src/core/search-index/store.js';
-import searchTool from '../../../src/tools/items/read/search-items.js';
+import searchTool from '../../../src/tools/items/search-items.js';
 import { runZot } from '../../support/cli.js';
 import { startWorld, type World } from '../../core/library/world.js';
 import { C, envelope, I, SAMPLE_USER, startSample, stderrEvents, type Sample } from '../items/read/setup.js';

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps, ProgressEvent } from '../../../../src/core/tool.js';
 import type { AnyTool } from '../../../../src/core/tool.js';
-import getItem from '../../../../src/tools/items/read/get-item.js';
-import listTags from '../../../../src/tools/items/read/list-tags.js';
-import searchItems from '../../../../src/tools/items/read/search-items.js';
-import stats from '../../../../src/tools/items/read/stats.js';
-import summarize from '../../../../src/tools/items/read/summarize.js';
+import getItem from '../../../../src/tools/items/get-item.js';
+import listTags from '../../../../src/tools/tags/list-tags.js';
+import searchItems from '../../../../src/tools/items/search-items.js';
+import stats from '../../../../src/tools/library/stats.js';
+import summarize from '../../../../src/tools/items/summarize.js';
 import { startWorld, type World } from '../../../core/library/world.js';
 import { depsFor } from './setup.js';
 

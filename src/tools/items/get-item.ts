@@ -1,10 +1,10 @@
 /** `zotero_get_item` / `zot read KEY`: one item with its notes, attachments and collections. */
 import * as z from 'zod';
-import { citationLine, creatorList, itemYear } from '../../../core/items/digest.js';
-import type { WebApiItem } from '../../../core/library/port.js';
-import { defineTool } from '../../../core/tool.js';
-import { libraryParams, zoteroKey, PROVENANCE } from '../../shared/params.js';
-import { answeredFields, asItemJson, provenanceField, webApiItem } from './shared.js';
+import { citationLine, creatorList, itemYear } from '../../core/items/digest.js';
+import type { WebApiItem } from '../../core/library/port.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, zoteroKey, PROVENANCE } from '../shared/params.js';
+import { answeredFields, asItemJson, provenanceField, webApiItem } from '../shared/read.js';
 
 const child = z.object({
   key: z.string(),
@@ -202,7 +202,7 @@ export default defineTool({
     return lines.join('\n');
   },
   async run(input, deps) {
-    const { getItem } = await import('../../../core/items/read/get.js');
+    const { getItem } = await import('../../core/items/read/get.js');
     const out = await getItem(deps, input);
     return { ...out, item: asItemJson(out.item), provenance: PROVENANCE };
   },

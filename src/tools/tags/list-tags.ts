@@ -1,8 +1,8 @@
 /** `zotero_list_tags` / `zot tag list`: the tags of a library with how many items carry each. */
 import * as z from 'zod';
-import { defineTool } from '../../../core/tool.js';
-import { libraryParams, PROVENANCE } from '../../shared/params.js';
-import { answeredFields, nextStartField, pageLine, provenanceField, truncatedField } from './shared.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, PROVENANCE } from '../shared/params.js';
+import { answeredFields, nextStartField, pageLine, provenanceField, truncatedField } from '../shared/read.js';
 
 function summary(
   out: {
@@ -98,7 +98,7 @@ export default defineTool({
       ),
     ].join('\n'),
   async run(input, deps) {
-    const { listTags } = await import('../../../core/items/read/tags.js');
+    const { listTags } = await import('../../core/items/read/tags.js');
     return { ...(await listTags(deps, input)), provenance: PROVENANCE };
   },
 });

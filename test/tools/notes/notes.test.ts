@@ -2,9 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import listNotes from '../../../src/tools/items/list-notes.js';
+import listNotes from '../../../src/tools/notes/list-notes.js';
 import { READ_KEY } from '../../core/library/world.js';
-import { envelope, LIB, mcpOf, startItemsWorld, type ItemsWorld } from './setup.js';
+import { envelope, LIB, mcpOf, startItemsWorld, type ItemsWorld } from '../items/setup.js';
 
 let w: ItemsWorld;
 let parent: string;

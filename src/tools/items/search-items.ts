@@ -3,10 +3,10 @@
  * library, searched, filtered and paged, in the Web API's JSON shape on every backend.
  */
 import * as z from 'zod';
-import { resultLine } from '../../../core/items/digest.js';
-import type { WebApiItem } from '../../../core/library/port.js';
-import { defineTool } from '../../../core/tool.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
+import { resultLine } from '../../core/items/digest.js';
+import type { WebApiItem } from '../../core/library/port.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 import {
   answeredFields,
   asItemJson,
@@ -15,10 +15,10 @@ import {
   provenanceField,
   truncatedField,
   webApiItem,
-} from './shared.js';
+} from '../shared/read.js';
 
 // The port module is a light one (types and this list), so `zot --help` stays cheap.
-import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../../core/library/port.js';
+import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../core/library/port.js';
 
 const filterExpr = (what: string, example: string) =>
   z
@@ -198,7 +198,7 @@ export default defineTool({
   text: (out, input) =>
     [summary(out, input), ...out.items.map((item) => resultLine(item as never as WebApiItem))].join('\n'),
   async run(input, deps) {
-    const { searchItems } = await import('../../../core/items/read/search.js');
+    const { searchItems } = await import('../../core/items/read/search.js');
     const out = await searchItems(deps, input);
     return { ...out, items: out.items.map(asItemJson), provenance: PROVENANCE };
   },

@@ -4,7 +4,7 @@
  * `zot --help`, the library code only when a handler runs.
  */
 import * as z from 'zod';
-import type { WebApiItem } from '../../../core/library/port.js';
+import type { WebApiItem } from '../../core/library/port.js';
 
 const creator = z.looseObject({
   creatorType: z.string(),

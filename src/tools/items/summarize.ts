@@ -4,9 +4,9 @@
  * read page by page (`nextStart`), or streamed with `--stream`, with progress events.
  */
 import * as z from 'zod';
-import { digestText } from '../../../core/items/digest.js';
-import { defineTool } from '../../../core/tool.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../../shared/params.js';
+import { digestText } from '../../core/items/digest.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 import {
   answeredFields,
   digestSchema,
@@ -15,7 +15,7 @@ import {
   plural,
   provenanceField,
   truncatedField,
-} from './shared.js';
+} from '../shared/read.js';
 
 function summary(
   out: {
@@ -137,7 +137,7 @@ export default defineTool({
   summarize: summary,
   text: (out, input) => [summary(out, input), ...out.digests.map((d) => digestText(d))].join('\n\n'),
   async run(input, deps) {
-    const { summarize } = await import('../../../core/items/read/summarize.js');
+    const { summarize } = await import('../../core/items/read/summarize.js');
     return { ...(await summarize(deps, input)), provenance: PROVENANCE };
   },
 });

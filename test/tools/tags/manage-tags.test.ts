@@ -1,9 +1,9 @@
 /** `zotero_manage_tags` / `zot tag add|remove|rename|delete`: batching, request counts, thresholds. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../../src/core/tool.js';
-import tagsTool from '../../../src/tools/items/manage-tags.js';
+import tagsTool from '../../../src/tools/tags/manage-tags.js';
 import { READ_KEY } from '../../core/library/world.js';
-import { envelope, LIB, mcpOf, startItemsWorld, type ItemsWorld } from './setup.js';
+import { envelope, LIB, mcpOf, startItemsWorld, type ItemsWorld } from '../items/setup.js';
 
 let w: ItemsWorld;
 beforeEach(async () => {

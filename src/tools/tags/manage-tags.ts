@@ -4,7 +4,7 @@ import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { checkTagsInput, TAG_ACTIONS, tagsBulk, tagsToDelete } from '../../core/items/tag-input.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
-import { failedList, itemKeys, libraryVersion, plural, quoted, SUGGESTION_KEYS } from './shared.js';
+import { failedList, itemKeys, libraryVersion, plural, quoted, SUGGESTION_KEYS } from '../items/shared.js';
 
 const tagName = z.string().min(1).max(255);
 const ITEM_OMIT = ['new_name', 'tags'];

@@ -1,8 +1,8 @@
 /** `zotero_stats` / `zot stats`: counts of a library and which backend answered. */
 import * as z from 'zod';
-import { defineTool } from '../../../core/tool.js';
-import { libraryParams } from '../../shared/params.js';
-import { answeredFields } from './shared.js';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams } from '../shared/params.js';
+import { answeredFields } from '../shared/read.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
@@ -53,7 +53,7 @@ export default defineTool({
   summarize: (out) =>
     `${out.library} (${out.backend}): ${n(out.items.topLevel)} top-level items (${n(out.items.total)} with notes and attachments), ${n(out.collections)} collections, ${n(out.tags)} tags, ${n(out.trash)} in the trash.`,
   async run(input, deps) {
-    const { libraryStats } = await import('../../../core/items/read/stats.js');
+    const { libraryStats } = await import('../../core/items/read/stats.js');
     return libraryStats(deps, input);
   },
 });

@@ -14,6 +14,7 @@ import {
   platformDataDir,
   type Env,
 } from './paths.js';
+import { onlyOn } from './call/refs.js';
 
 export type LibraryType = 'user' | 'group';
 export type Source = 'env' | 'profile' | 'default';
@@ -284,7 +285,7 @@ export function readConfigFile(path: string): ConfigFile {
     throw new ZoteusError(
       'validation_error',
       `The config file ${path} is not valid JSON (line ${line}, column ${column}).`,
-      { hint: 'Fix it by hand or run `zot config init` again.' },
+      { hint: `Fix it by hand${onlyOn('cli', ' or run `zot config init` again')}.` },
     );
   }
   if (typeof parsed !== 'object' || parsed === null || typeof parsed.profiles !== 'object') {
@@ -292,7 +293,7 @@ export function readConfigFile(path: string): ConfigFile {
       'validation_error',
       `The config file ${path} is not valid (no "profiles" object).`,
       {
-        hint: 'Fix it by hand or run `zot config init` again.',
+        hint: `Fix it by hand${onlyOn('cli', ' or run `zot config init` again')}.`,
       },
     );
   }
@@ -436,7 +437,9 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
       const known = Object.keys(file.profiles);
       throw new ZoteusError('validation_error', `Profile '${requested}' is not in ${configFile}.`, {
         field: options.profile !== undefined ? 'profile' : 'ZOT_PROFILE',
-        hint: known.length ? `Known profiles: ${known.join(', ')}.` : 'Run `zot config init` to create one.',
+        hint: known.length
+          ? `Known profiles: ${known.join(', ')}.`
+          : `Add it to ${configFile}${onlyOn('cli', ' (`zot config init` writes one)')}.`,
       });
     }
   }
@@ -468,7 +471,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
       `The api_key of profile '${profileName}' in ${configFile}`,
       apiKey,
       API_KEY_MAX,
-      `Fix api_key in ${configFile} (or run \`zot config init\` again), or set ZOTERO_API_KEY.`,
+      `Fix api_key in ${configFile}${onlyOn('cli', ' (or run `zot config init` again)')}, or set ZOTERO_API_KEY.`,
     );
   }
   const libraryIdText = pick('libraryId', ['ZOTERO_LIBRARY_ID', 'ZOT_LIBRARY_ID'], profile.library_id);

@@ -67,6 +67,7 @@ export function createDeps(options: DepsOptions): Deps {
     log,
     progress: options.progress ?? (() => {}),
     surface: options.surface,
+    lifetime: options.surface === 'cli' ? 'call' : 'server',
     version: options.version,
     services: options.services ?? createServiceRegistry(),
     writeIds: options.writeIds ?? freshWriteIds(),

@@ -67,8 +67,16 @@ export interface Deps {
   redact: Redactor;
   log: Logger;
   progress(event: ProgressEvent): void;
-  /** The surface a call came through, for messages that differ (`--yes` vs `confirm: true`). */
+  /**
+   * The surface a call came through. Core code does not branch on it: messages refer to tools
+   * and inputs through core/call/refs.ts, which each surface renders in its own words.
+   */
   surface: 'cli' | 'mcp';
+  /**
+   * How long this process lives: a CLI invocation (`call`) keeps on disk what the next one needs
+   * (key checks, recent writes); a server (`server`) keeps it in memory.
+   */
+  lifetime: 'call' | 'server';
   version: string;
   /** Lazily created, shared services (Zotero client, stores); created on first use. */
   services: ServiceRegistry;
@@ -153,6 +161,22 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
     input(input: z.infer<I>, previous: z.infer<O>): z.infer<I> | null;
     merge(previous: z.infer<O>, retry: z.infer<O>): z.infer<O>;
   };
+}
+
+/**
+ * The help of a CLI group: a word after `zot` under which declarations place commands (`zot tag`,
+ * `zot collection`). Declared beside the tools of its noun (tools/<noun>/group.ts), listed in
+ * tools/index.ts; the CLI reads them, so it names no noun itself.
+ */
+export interface GroupDeclaration {
+  /** The group's words after `zot`, e.g. ['tag']. */
+  path: readonly string[];
+  /** One line: `zot tag --help`, the `help` of `zot schema tag`. */
+  summary: string;
+}
+
+export function defineGroup(group: GroupDeclaration): GroupDeclaration {
+  return group;
 }
 
 /** Erased form used by the surfaces, which handle every declaration alike. */

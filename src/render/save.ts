@@ -15,6 +15,7 @@ import { copyFile, link, lstat, mkdir, open, realpath, rename, rm, type FileHand
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ZoteusError } from '../core/errors.js';
+import { paramRef } from '../core/call/refs.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -158,14 +159,11 @@ function fsError(error: unknown, field: string, path: string): ZoteusError {
   return new ZoteusError('api_error', `Writing ${path} failed (${code}).`, { field, cause: error });
 }
 
-function existsError(field: string, path: string, surface: SaveOptions['surface']): ZoteusError {
+function existsError(field: string, path: string): ZoteusError {
   return new ZoteusError('conflict', `${path} already exists; it was left untouched.`, {
     field,
     retryable: false,
-    hint:
-      surface === 'cli'
-        ? 'Pass --overwrite to replace it, or choose another --save path.'
-        : 'Pass overwrite: true to replace it, or choose another save_path.',
+    hint: `Pass ${paramRef('overwrite', 'true')} to replace it, or choose another ${paramRef('save_path')}.`,
   });
 }
 
@@ -213,7 +211,7 @@ export async function saveFile(raw: string, content: string, options: SaveOption
 
   const now = await lstat(target).catch(() => undefined);
   if (now?.isDirectory()) throw invalid(field, `${target} is a folder; ${field} must name a file.`);
-  if (now !== undefined && !options.overwrite) throw existsError(field, target, options.surface);
+  if (now !== undefined && !options.overwrite) throw existsError(field, target);
 
   const { temp, handle } = await openTemp(dir).catch((error: unknown) => {
     throw fsError(error, field, target);
@@ -233,7 +231,7 @@ export async function saveFile(raw: string, content: string, options: SaveOption
   } catch (error) {
     if (error instanceof ZoteusError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !options.overwrite) {
-      throw existsError(field, target, options.surface);
+      throw existsError(field, target);
     }
     throw fsError(error, field, target);
   } finally {

@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZoteusError } from '../../src/core/errors.js';
 import { resolveSavePath, saveFile } from '../../src/render/save.js';
+import { onCli, onMcp } from '../support/refs.js';
 
 let dir: string;
 beforeEach(() => {
@@ -88,9 +89,10 @@ describe('saving locally (no fileRoot)', () => {
     writeFileSync(target, 'original');
     const error = await refused(saveFile(target, 'new', local(false)), 'conflict');
     expect(error.message).toContain('already exists');
-    expect(error.hint).toContain('overwrite: true');
+    // One hint, in each surface's words.
+    expect(onMcp(error.hint ?? '')).toContain('overwrite: true');
     await refused(saveFile(target, 'new', { ...local(false), surface: 'cli' }), 'conflict').then((e) =>
-      expect(e.hint).toContain('--overwrite'),
+      expect(onCli(e.hint ?? '')).toContain('--overwrite'),
     );
     expect(readFileSync(target, 'utf8')).toBe('original');
     expect(filesUnder(dir)).toEqual(['t.md']);

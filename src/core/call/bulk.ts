@@ -7,6 +7,7 @@
 import type { Config } from '../config.js';
 import { ZoteusError } from '../errors.js';
 import type { Deps } from '../tool.js';
+import { paramRef } from './refs.js';
 
 export interface BulkChange {
   count: number;
@@ -47,7 +48,7 @@ export function assertBulkConfirmed(
   change: BulkChange,
   confirmed: boolean | undefined,
 ): void {
-  const how = deps.surface === 'cli' ? 'Run it again with --confirm' : 'Call again with confirm: true';
+  const how = `Call again with ${paramRef('confirm', 'true')}`;
   const refused = bulkRefusal(deps.config, change, confirmed, how);
   if (refused) throw refused;
 }

@@ -19,17 +19,8 @@ import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
 import { isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
 import { freshWriteIds, type WriteIds } from '../writes/ids.js';
 import { bulkRefusal } from './bulk.js';
+import { onlyOn, paramRef } from './refs.js';
 import { mergeRetry, requestHash, runIdempotent, type Settled } from './idempotency.js';
-
-/** The words of a surface for what its caller can do: flags on the CLI, arguments on MCP. */
-export interface CallTerms {
-  /** How a caller confirms a bulk write, as the start of a sentence: "Run it again with --confirm". */
-  confirmBulk: string;
-  /** Confirms a destructive call where no one can be asked ("--yes"); none where not needed. */
-  confirmDestructive?: string | undefined;
-  /** Previews a change without making it ("--dry-run"); none where the surface has no such control. */
-  preview?: string | undefined;
-}
 
 /** How a surface answers each way a call can end. */
 export interface CallAnswers<R> {
@@ -64,8 +55,6 @@ export interface CallRequest<R> {
   ask?: ((question: string) => Promise<boolean>) | undefined;
   /** The deps of this call (its `writeIds` are replaced by the request's own). */
   deps: Deps;
-  /** How this surface's caller says things the pipeline's messages name. */
-  terms: CallTerms;
   /** With an idempotency key: where its record lives and the key's scope. */
   idempotency?: { open(): Promise<IdempotencyStore>; scope: string; key: string } | undefined;
   answer: CallAnswers<R>;
@@ -85,7 +74,7 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
       'permission_denied',
       `${request.label} changes the library, and read-only mode is on.`,
       {
-        hint: 'Unset ZOTEUS_READ_ONLY to allow writes, or use --dry-run to see the planned change.',
+        hint: `Unset ZOTEUS_READ_ONLY to allow writes${onlyOn('cli', ', or use --dry-run to see the planned change')}.`,
       },
     );
   }
@@ -97,7 +86,7 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
   // plan says when a confirmation will be needed instead of refusing for it.
   const bulk = request.dryRun === true ? undefined : tool.bulk?.(input as never);
   const refused = bulk
-    ? bulkRefusal(config, bulk, input.confirm === true, request.terms.confirmBulk)
+    ? bulkRefusal(config, bulk, input.confirm === true, `Call again with ${paramRef('confirm', 'true')}`)
     : undefined;
   if (refused) throw refused;
 
@@ -133,7 +122,7 @@ async function checkedRun<R>(
   // 4–5. Credentials, then what the key may do (from its cached check).
   const probe = request.deps;
   if (requiresKey(tool, input)) {
-    if (config.apiKey === undefined) throw authMissing(probe);
+    if (config.apiKey === undefined) throw authMissing();
     if (library) {
       const { openWebLibrary } = await import('../library/web.js');
       await openWebLibrary(probe, input as LibraryArgs, { access: mutating ? 'write' : 'read' });
@@ -147,13 +136,14 @@ async function checkedRun<R>(
         'confirmation_required',
         `${request.label} is destructive and needs confirmation.`,
         {
-          hint: 'Pass --yes to confirm, or --dry-run to see what it would do.',
+          // Only the CLI gets here: an MCP client confirms destructive calls itself.
+          hint: onlyOn('cli', 'Pass --yes to confirm, or --dry-run to see what it would do.'),
         },
       );
     }
     if (!(await request.ask(`${request.label}: this is destructive. Proceed?`))) {
       throw new ZoteusError('confirmation_required', 'Not confirmed: nothing was changed.', {
-        hint: `Answer y to proceed${request.terms.confirmDestructive ? `, or pass ${request.terms.confirmDestructive}` : ''}.`,
+        hint: `Answer y to proceed${onlyOn('cli', ', or pass --yes')}.`,
       });
     }
   }

@@ -11,6 +11,7 @@ import type { Deps } from '../tool.js';
 import { cutAt, headingsOf, locate, searchPassages, type Passage } from './document.js';
 import type { OutlineEntry } from './pdf.js';
 import { resolveDocument, str, type FulltextSource, type Mode } from './sources.js';
+import { toolRef } from '../call/refs.js';
 
 export { fromIndexText, type FulltextSource, type Mode } from './sources.js';
 
@@ -113,10 +114,7 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
       `Item '${input.item_key}' has no attachment with text${route.backend === 'web' ? ' indexed by Zotero' : ' (no Zotero index and no PDF, EPUB, HTML or text file on this computer)'}.`,
       {
         field: 'item_key',
-        hint:
-          deps.surface === 'cli'
-            ? `'zot read ${input.item_key}' lists its attachments.`
-            : 'zotero_get_item lists its attachments.',
+        hint: `${toolRef('zotero_get_item', { item_key: input.item_key })} lists its attachments.`,
       },
     );
   }

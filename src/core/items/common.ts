@@ -1,10 +1,10 @@
-/** Small helpers shared by the item actions: keys, errors, surface-aware wording. */
+/** Small helpers shared by the item actions: keys, errors, wording that each surface renders (core/call/refs.ts). */
 import { assertBulkConfirmed } from '../call/bulk.js';
-import { toolRef } from '../call/refs.js';
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
 import type { SetChangeResult } from '../writes/index.js';
+import { toolRef } from '../call/refs.js';
 
 /** Zotero object keys: 8 characters, no 0, 1 or O (the same rule as tools/shared/params.ts). */
 export const ZOTERO_KEY_RE = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
@@ -14,10 +14,8 @@ export function unique<T>(list: readonly T[]): T[] {
 }
 
 /** How to find an item's key, in the words of the surface the call came through. */
-export function findItemHint(deps: Pick<Deps, 'surface'>): string {
-  return deps.surface === 'cli'
-    ? 'Check the key (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ); items in the trash still count.'
-    : 'Check the item key; items in the trash still count.';
+export function findItemHint(): string {
+  return `Check the key (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ), or find it with ${toolRef('zotero_search_items', { q: 'TEXT' })}; items in the trash still count.`;
 }
 
 export function itemNotFound(
@@ -29,15 +27,8 @@ export function itemNotFound(
   return new ZoteusError(
     'not_found',
     `Item ${key} does not exist in library ${prefix}${options.tail ? `; ${options.tail}` : ''}.`,
-    { field: options.field ?? 'item_key', hint: findItemHint(deps) },
+    { field: options.field ?? 'item_key', hint: findItemHint() },
   );
-}
-
-/** `--confirm` or `confirm: true`, as the surface spells it. */
-export function confirmHow(deps: Pick<Deps, 'surface'>): string {
-  return deps.surface === 'cli'
-    ? 'Run it again with --confirm to proceed'
-    : 'Call again with confirm: true to proceed';
 }
 
 export { assertBulkConfirmed };

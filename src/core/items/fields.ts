@@ -4,6 +4,7 @@
  */
 import { ZoteusError } from '../errors.js';
 import type { ItemSchema } from './schema.js';
+import { toolRef } from '../call/refs.js';
 
 /** The parts of an update's input that name fields. */
 export interface FieldsInput {
@@ -20,10 +21,10 @@ const NOT_FIELDS: Record<string, string> = {
   key: 'the key is the item’s identity',
   version: 'the version is managed by Zotero',
   creators: 'creators are not a text field',
-  tags: 'use zotero_manage_tags (zot tag add|remove)',
-  collections: 'use zotero_manage_collections (zot collection add|remove)',
+  tags: `use ${toolRef('zotero_manage_tags', { action: 'add' })} or ${toolRef('zotero_manage_tags', { action: 'remove' })}`,
+  collections: `use ${toolRef('zotero_manage_collections', { action: 'add_items' })} or ${toolRef('zotero_manage_collections', { action: 'remove_items' })}`,
   relations: 'relations are not a text field',
-  deleted: 'use zotero_trash_items (zot trash / zot trash restore)',
+  deleted: `use ${toolRef('zotero_trash_items', { action: 'trash' })} or ${toolRef('zotero_trash_items', { action: 'restore' })}`,
   parentItem: 'the parent item cannot be changed here',
   dateAdded: 'dateAdded is set by Zotero',
   dateModified: 'dateModified is set by Zotero',

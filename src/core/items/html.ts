@@ -3,6 +3,7 @@
  * entity decoding the importers need (arXiv's Atom, Crossref's JATS abstracts).
  */
 import { ZoteusError } from '../errors.js';
+import { toolRef } from '../call/refs.js';
 
 const NAMED: Record<string, string> = {
   amp: '&',
@@ -108,6 +109,6 @@ export function noteHtml(input: { text?: string | undefined; html?: string | und
   if (input.text !== undefined) return textToNoteHtml(input.text);
   throw new ZoteusError('validation_error', 'The note is empty: give its text (or html).', {
     field: 'text',
-    hint: 'zot note add KEY "text", or zot note add KEY --file note.html (over MCP: text or html).',
+    hint: `For example ${toolRef('zotero_create_note', { item_key: 'KEY', text: '"text"' })}, or ${toolRef('zotero_create_note', { item_key: 'KEY', html: 'note.html' })}.`,
   });
 }

@@ -27,6 +27,7 @@ import { entriesOf, type ImportEntry, type ImportSource } from './records.js';
 import { resolveArxiv, resolveDoi, resolverSettings, type ResolverSettings } from './resolvers.js';
 import { onlineSchema, type ItemSchema } from './schema.js';
 import { validateItem } from './validate.js';
+import { toolRef } from '../call/refs.js';
 
 /** Entries resolved and written per batch (one batch POST each). */
 export const IMPORT_BATCH = BATCH_SIZE;
@@ -205,10 +206,7 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
         `Collection ${input.collection} does not exist in library ${lib.prefix}; nothing was added.`,
         {
           field: 'collection',
-          hint:
-            deps.surface === 'cli'
-              ? '`zot collection list --q TEXT` finds a collection by name and shows its key.'
-              : 'zotero_list_collections lists the collections and their keys.',
+          hint: `${toolRef('zotero_list_collections', { q: 'TEXT' })} finds a collection by name and shows its key.`,
         },
       );
     }

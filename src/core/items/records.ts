@@ -10,6 +10,7 @@ import { bibtexToCsl, parseBibtex } from './bibtex.js';
 import { cslText, type CslItem } from './csl.js';
 import { detectIdentifier, parseArxiv, parseDoi, type Identifier } from './identifiers.js';
 import { parseRis, risToCsl } from './ris.js';
+import { toolRef } from '../call/refs.js';
 
 export const RECORD_FORMATS = ['identifiers', 'bibtex', 'ris', 'csljson'] as const;
 export type RecordFormat = (typeof RECORD_FORMATS)[number];
@@ -250,7 +251,7 @@ export function entriesOf(input: ImportSource): SourceEntries {
       'validation_error',
       'Nothing to import: give a DOI, an arXiv id, identifiers or records.',
       {
-        hint: 'zot add --doi D | --arxiv ID | --from-file FILE',
+        hint: `${toolRef('zotero_import', { doi: 'DOI' })}, ${toolRef('zotero_import', { arxiv: 'ID' })} or ${toolRef('zotero_import', { records: 'FILE' })}.`,
       },
     );
   }

@@ -16,6 +16,7 @@ import type { CallContext, ZoteroObject } from '../zotero/index.js';
 import { itemNotFound } from './common.js';
 import { checkFieldNames, requestedChanges } from './fields.js';
 import { fieldFor, onlineSchema, type ItemSchema } from './schema.js';
+import { toolRef } from '../call/refs.js';
 
 export const UPDATE_ROUNDS = 3;
 
@@ -215,10 +216,7 @@ function conflictError(
         message: `${c.field} was changed by someone else to ${show(text(data[c.field]))}`,
         reason: 'conflict',
       })),
-      hint:
-        deps.surface === 'cli'
-          ? 'Look at the item as it is now, decide which value to keep, then run `zot update` again.'
-          : 'Call zotero_update_item with dry_run: true to see the current values, decide which to keep, then update again.',
+      hint: `Look at the item as it is now (${toolRef('zotero_get_item', { item_key: key })}), decide which value to keep, then update it again.`,
     },
   );
 }

@@ -6,6 +6,7 @@
  */
 import type { Config, LibraryType } from '../config.js';
 import { ZoteusError } from '../errors.js';
+import { toolRef } from '../call/refs.js';
 
 export interface LibraryArgs {
   library_id?: number | undefined;
@@ -30,7 +31,7 @@ export function resolveLibrary(
   if (type === 'group') {
     throw new ZoteusError('validation_error', 'library_type "group" needs library_id: which group?', {
       field: 'library_id',
-      hint: 'Pass the group id (zotero_groups / `zot groups` lists the ids you can reach).',
+      hint: `Pass the group id (${toolRef('zotero_groups')} lists the ids you can reach).`,
     });
   }
   if (config.libraryId !== undefined && (type === undefined || type === config.libraryType)) {

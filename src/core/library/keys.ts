@@ -26,6 +26,7 @@ import {
   type ZoteroClient,
 } from '../zotero/index.js';
 import { ensureDir } from '../dirs.js';
+import { onlyOn } from '../call/refs.js';
 
 /** How long a successful key check is trusted, in memory and on disk. */
 export const KEY_CHECK_TTL_MS = 10 * 60_000;
@@ -69,12 +70,9 @@ export function webClient(
 }
 
 /** The `auth_missing` error, naming the variable to set for the surface the call came through. */
-export function authMissing(deps: Pick<Deps, 'surface'>): ZoteusError {
+export function authMissing(): ZoteusError {
   return new ZoteusError('auth_missing', 'No Zotero API key is configured, and this needs one.', {
-    hint:
-      deps.surface === 'cli'
-        ? 'Set ZOTERO_API_KEY (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile). Create a key at https://www.zotero.org/settings/keys.'
-        : 'Set ZOTERO_API_KEY in the environment of the MCP server (create a key at https://www.zotero.org/settings/keys).',
+    hint: `Set ZOTERO_API_KEY${onlyOn('cli', ' (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile)')}${onlyOn('mcp', ' in the environment of the MCP server')}. Create a key at https://www.zotero.org/settings/keys.`,
   });
 }
 
@@ -174,9 +172,9 @@ export async function checkKey(
   options: { fresh?: boolean; call?: CallContext | undefined } = {},
 ): Promise<KeyCheck> {
   const apiKey = deps.config.apiKey;
-  if (apiKey === undefined || apiKey === '') throw authMissing(deps);
+  if (apiKey === undefined || apiKey === '') throw authMissing();
   const state = await deps.services.get<KeyState>(KEY_STATE_SERVICE, () => ({}));
-  const useDisk = deps.surface === 'cli';
+  const useDisk = deps.lifetime === 'call';
 
   if (!options.fresh) {
     const now = deps.clock.now();

@@ -56,7 +56,7 @@ export function fresh(at: number, now: number): boolean {
 export function recentWrites(deps: Deps): Promise<Map<string, RecentWrite>> {
   return deps.services.get(RECENT_WRITES_SERVICE, () => {
     const writes = new Map<string, RecentWrite>();
-    if (deps.surface !== 'cli') return writes;
+    if (deps.lifetime !== 'call') return writes;
     let text: string;
     try {
       text = readFileSync(recentWritesPath(deps), 'utf8');
@@ -110,7 +110,7 @@ export async function noteWrite(deps: Deps, library: string, version: number): P
   const known = writes.get(library);
   const write = { version: Math.max(version, known?.version ?? 0), at: deps.clock.now() };
   writes.set(library, write);
-  if (deps.surface === 'cli') await persistWrite(deps, library, write);
+  if (deps.lifetime === 'call') await persistWrite(deps, library, write);
 }
 
 /** The most recent unexpired write to one of `libraries`. */

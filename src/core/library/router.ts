@@ -45,6 +45,7 @@ import { desktop, type DesktopLibrary, type DesktopState } from './readers/deskt
 import { createLocalApiReader } from './readers/local-api.js';
 import { createSqliteReader } from './readers/sqlite.js';
 import { openWebReader } from './readers/web.js';
+import { onlyOn } from '../call/refs.js';
 
 export { noteWrite, RECENT_WRITE_TTL_MS } from './recent-writes.js';
 
@@ -91,8 +92,7 @@ export interface RoutePlan {
   error?: ZoteusError | undefined;
 }
 
-const keyHint = (deps: Pick<Deps, 'surface'>): string =>
-  deps.surface === 'cli' ? 'set ZOTERO_API_KEY (or ZOT_API_KEY)' : 'set ZOTERO_API_KEY';
+const keyHint = (): string => `set ZOTERO_API_KEY${onlyOn('cli', ' (or ZOT_API_KEY)')}`;
 
 function describeDesktop(state: DesktopState): string {
   return `${state.localApi.detail} ${state.sqlite.detail}`;
@@ -169,7 +169,7 @@ async function webPlan(deps: Deps, ref: LibraryRef, reason: string): Promise<Rou
     library = user === undefined ? describeLibrary(ref) : `users/${user}`;
   }
   if (deps.config.apiKey === undefined) {
-    return { library, backend: null, reason, error: authMissing(deps) };
+    return { library, backend: null, reason, error: authMissing() };
   }
   return { library, backend: 'web', reason };
 }
@@ -219,7 +219,7 @@ export async function planRoute(
         'auth_missing',
         'No Zotero API key is configured and no Zotero desktop data was found, so there is no library to read.',
         {
-          hint: `Start Zotero 7+ with its local API enabled, or set ZOTERO_DATA_DIR to the Zotero data directory (${state.sqlite.detail}); or ${keyHint(deps)} to read the library through the Web API.`,
+          hint: `Start Zotero 7+ with its local API enabled, or set ZOTERO_DATA_DIR to the Zotero data directory (${state.sqlite.detail}); or ${keyHint()} to read the library through the Web API.`,
         },
       );
     }
@@ -237,8 +237,8 @@ export async function planRoute(
           field: ref.source === 'argument' ? 'library_id' : undefined,
           hint:
             ref.type === 'group'
-              ? `Join and sync the group in Zotero, or ${keyHint(deps)} to read it from the Web API.`
-              : `Omit the library to read the desktop's own library, or ${keyHint(deps)}.`,
+              ? `Join and sync the group in Zotero, or ${keyHint()} to read it from the Web API.`
+              : `Omit the library to read the desktop's own library, or ${keyHint()}.`,
         },
       );
     }
@@ -334,7 +334,7 @@ export async function openLibraryReader(
 ): Promise<OpenedReader> {
   const ref = resolveLibrary(args, deps.config);
   const plan = await planRoute(deps, ref, options);
-  if (plan.backend === null) throw plan.error ?? authMissing(deps);
+  if (plan.backend === null) throw plan.error ?? authMissing();
   if (plan.backend === 'web') {
     const { reader, lib } = await openWebReader(deps, args);
     return { reader, route: { backend: 'web', reason: plan.reason, library: lib.prefix } };

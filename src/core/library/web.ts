@@ -18,6 +18,7 @@ import {
 } from './address.js';
 import { authMissing, checkKey, webClient } from './keys.js';
 import { noteWrite } from './recent-writes.js';
+import { paramRef, toolRef } from '../call/refs.js';
 
 export type Access = 'read' | 'write';
 
@@ -68,12 +69,12 @@ export function grantFor(keyInfo: KeyInfo, ref: { type: LibraryType; id: number 
   return { read, write, via: one?.library === true ? 'group' : all?.library === true ? 'all' : 'none' };
 }
 
-function groupsTool(deps: Pick<Deps, 'surface'>): string {
-  return deps.surface === 'cli' ? '`zot groups`' : 'zotero_groups';
+function groupsTool(): string {
+  return toolRef('zotero_groups');
 }
 
-function libraryOption(deps: Pick<Deps, 'surface'>): string {
-  return deps.surface === 'cli' ? '--library-id' : 'library_id';
+function libraryOption(): string {
+  return paramRef('library_id');
 }
 
 /** Refusal of another user's library: a key only ever reaches its own user library. */
@@ -83,7 +84,7 @@ function otherUser(deps: Deps, ref: LibraryRef & { id: number }, keyInfo: KeyInf
   const hint =
     ref.source === 'config'
       ? `ZOTERO_LIBRARY_ID names ${named}; set it to ${keyInfo.userID} or unset it to use the key's own library (${own}), or use a key of user ${ref.id}.`
-      : `Omit ${libraryOption(deps)} to use the key's own library (${own}), or pass a group id (${groupsTool(deps)} lists them).`;
+      : `Omit ${libraryOption()} to use the key's own library (${own}), or pass a group id (${groupsTool()} lists them).`;
   return new ZoteusError(
     'permission_denied',
     `The API key belongs to user ${keyInfo.userID}; it cannot reach ${named}, another user's library.`,
@@ -98,7 +99,7 @@ function refused(deps: Deps, ref: LibraryRef & { id: number }, grant: LibraryGra
     return new ZoteusError('permission_denied', `The API key has no access to ${named}.`, {
       hint:
         ref.type === 'group'
-          ? `${groupsTool(deps)} lists the groups this key can read; or grant the key access to this group at ${settings}.`
+          ? `${groupsTool()} lists the groups this key can read; or grant the key access to this group at ${settings}.`
           : `Grant the key access to its user library at ${settings}, or pass a group id it can read.`,
       ...(ref.source === 'argument' ? { field: 'library_id' } : {}),
     });
@@ -106,7 +107,7 @@ function refused(deps: Deps, ref: LibraryRef & { id: number }, grant: LibraryGra
   return new ZoteusError('permission_denied', `The API key can read ${named} but not write to it.`, {
     hint:
       ref.type === 'group'
-        ? `Use a group where ${groupsTool(deps)} shows canWrite: true, or give the key write access at ${settings}.`
+        ? `Use a group where ${groupsTool()} shows canWrite: true, or give the key write access at ${settings}.`
         : `Give the key write access at ${settings}.`,
     ...(ref.source === 'argument' ? { field: 'library_id' } : {}),
   });
@@ -123,7 +124,7 @@ export async function openWebLibrary(
   options: OpenOptions,
 ): Promise<WebLibrary> {
   const ref = resolveLibrary(args, deps.config);
-  if (deps.config.apiKey === undefined) throw authMissing(deps);
+  if (deps.config.apiKey === undefined) throw authMissing();
   if (options.access === 'write' && deps.config.readOnly) {
     throw new ZoteusError(
       'permission_denied',

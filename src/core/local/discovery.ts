@@ -9,16 +9,18 @@
  * 3. `~/Zotero`;
  * 4. a `dataDir` in prefs.js even without `useDataDir`, when it holds a database.
  *
- * Profiles are found through `profiles.ini` in `~/.zotero/zotero` (Linux),
- * `~/Library/Application Support/Zotero` (macOS) or `%APPDATA%\Zotero\Zotero` (Windows).
- * Nothing here throws for a missing directory: the answer says what was looked at and why.
+ * `~` is `%USERPROFILE%` on Windows (`~/Zotero` is then `C:\Users\me\Zotero`). Profiles are
+ * found through `profiles.ini` in `~/.zotero/zotero` (Linux), `~/Library/Application
+ * Support/Zotero` (macOS) or `%APPDATA%\Zotero\Zotero` (Windows). Paths are built with the
+ * platform's own `node:path` flavour (`path.win32` for 'win32'), so a test can ask for the
+ * Windows answer on Linux. Nothing here throws for a missing directory: the answer says what
+ * was looked at and why.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import nodePath, { type PlatformPath } from 'node:path';
 import type { Config } from '../config.js';
 import { ZoteusError } from '../errors.js';
-import type { Env } from '../paths.js';
+import { homeDir, pathsOf, windowsRoamingDir, type Env } from '../paths.js';
 
 export type DataDirSource = 'env' | 'profile' | 'zotero-prefs' | 'default';
 
@@ -46,19 +48,21 @@ export interface DiscoverOptions {
   env: Env;
   /** When given, its `zoteroDataDir` is used if `sources.zoteroDataDir` says env or profile. */
   config?: Pick<Config, 'zoteroDataDir' | 'sources'>;
+  /** Whose conventions to follow (folders, environment variables); default this machine's. */
   platform?: NodeJS.Platform;
+  /**
+   * The path functions to build paths with; default the platform's flavour. A test passes
+   * `path.posix` with platform 'win32' to walk a Windows-shaped profile tree in a temp folder.
+   */
+  path?: PlatformPath;
 }
 
 const DB_FILE = 'zotero.sqlite';
 
-function home(env: Env): string {
-  return env.HOME || env.USERPROFILE || homedir();
-}
-
-function expandHome(path: string, env: Env): string {
-  if (path === '~') return home(env);
-  if (path.startsWith('~/') || path.startsWith('~\\')) return join(home(env), path.slice(2));
-  return path;
+function expandHome(raw: string, env: Env, platform: NodeJS.Platform, path: PlatformPath): string {
+  if (raw === '~') return homeDir(env, platform);
+  if (raw.startsWith('~/') || raw.startsWith('~\\')) return path.join(homeDir(env, platform), raw.slice(2));
+  return raw;
 }
 
 function isFile(path: string): boolean {
@@ -70,25 +74,23 @@ function isFile(path: string): boolean {
 }
 
 /** The folder that holds the Zotero profiles (and profiles.ini) on this platform. */
-export function zoteroProfilesRoot(env: Env, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'darwin') return join(home(env), 'Library', 'Application Support', 'Zotero');
-  if (platform === 'win32')
-    return join(env.APPDATA || join(home(env), 'AppData', 'Roaming'), 'Zotero', 'Zotero');
-  return join(home(env), '.zotero', 'zotero');
+export function zoteroProfilesRoot(
+  env: Env,
+  platform: NodeJS.Platform = process.platform,
+  path: PlatformPath = pathsOf(platform),
+): string {
+  const home = homeDir(env, platform);
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Zotero');
+  if (platform === 'win32') return path.join(windowsRoamingDir(env, path), 'Zotero', 'Zotero');
+  return path.join(home, '.zotero', 'zotero');
 }
 
-/** Profile directories, the default one first (`[Install…] Default=`, then `Default=1`). */
-export function zoteroProfileDirs(root: string): string[] {
-  const dirs: string[] = [];
-  const add = (dir: string) => {
-    if (!dirs.includes(dir) && existsSync(dir)) dirs.push(dir);
-  };
-  let ini = '';
-  try {
-    ini = readFileSync(join(root, 'profiles.ini'), 'utf8');
-  } catch {
-    // No profiles.ini: look for prefs.js below.
-  }
+/**
+ * The profile directories a `profiles.ini` names, the default one first (`[Install…]
+ * Default=`, then `Default=1`), relative ones resolved against `root`; whether they exist is
+ * not checked. `path` is the flavour `root` is written in (default this machine's).
+ */
+export function profilesIniDirs(ini: string, root: string, path: PlatformPath = nodePath): string[] {
   const sections: Array<{ name: string; values: Record<string, string> }> = [];
   for (const line of ini.split(/\r?\n/)) {
     const header = /^\s*\[(.+)\]\s*$/.exec(line);
@@ -102,14 +104,38 @@ export function zoteroProfileDirs(root: string): string[] {
   const profilePath = (values: Record<string, string>): string | undefined => {
     const p = values.Path;
     if (!p) return undefined;
-    return values.IsRelative === '0' || isAbsolute(p) ? p : resolve(root, p);
+    return values.IsRelative === '0' || path.isAbsolute(p) ? p : path.resolve(root, p);
+  };
+  const dirs: string[] = [];
+  const add = (dir: string | undefined) => {
+    if (dir && !dirs.includes(dir)) dirs.push(dir);
   };
   for (const s of sections) {
-    if (s.name.startsWith('Install') && s.values.Default) add(resolve(root, s.values.Default));
+    if (s.name.startsWith('Install') && s.values.Default) add(path.resolve(root, s.values.Default));
   }
   const profiles = sections.filter((s) => s.name.startsWith('Profile'));
-  for (const s of profiles) if (s.values.Default === '1') add(profilePath(s.values) ?? '');
-  for (const s of profiles) add(profilePath(s.values) ?? '');
+  for (const s of profiles) if (s.values.Default === '1') add(profilePath(s.values));
+  for (const s of profiles) add(profilePath(s.values));
+  return dirs;
+}
+
+/**
+ * Profile directories that exist: those `profiles.ini` names (default first), then any folder
+ * with a `prefs.js` in `root` or `root/Profiles`. `path` is the flavour `root` is written in.
+ */
+export function zoteroProfileDirs(root: string, path: PlatformPath = nodePath): string[] {
+  const { join } = path;
+  const dirs: string[] = [];
+  const add = (dir: string) => {
+    if (!dirs.includes(dir) && existsSync(dir)) dirs.push(dir);
+  };
+  let ini = '';
+  try {
+    ini = readFileSync(join(root, 'profiles.ini'), 'utf8');
+  } catch {
+    // No profiles.ini: look for prefs.js below.
+  }
+  for (const dir of profilesIniDirs(ini, root, path)) add(dir);
   for (const base of [root, join(root, 'Profiles')]) {
     let names: string[] = [];
     try {
@@ -119,7 +145,7 @@ export function zoteroProfileDirs(root: string): string[] {
     }
     for (const name of names.sort()) if (isFile(join(base, name, 'prefs.js'))) add(join(base, name));
   }
-  return dirs.filter((d) => d !== '');
+  return dirs;
 }
 
 /** The data-directory preferences of one `prefs.js`. */
@@ -147,12 +173,14 @@ export function readZoteroPrefs(prefsJs: string): { dataDir?: string; useDataDir
 export function discoverZoteroDataDir(options: DiscoverOptions): DataDirDiscovery {
   const { env } = options;
   const platform = options.platform ?? process.platform;
+  const path = options.path ?? pathsOf(platform);
+  const { join } = path;
   const checked: DataDirCandidate[] = [];
   const consider = (raw: string, source: DataDirSource, note: string): DataDirCandidate => {
-    let path = resolve(expandHome(raw, env));
-    // A path to the database file itself is accepted too.
-    if (path.endsWith('.sqlite') && isFile(path)) path = dirname(path);
-    const candidate = { path, source, found: isFile(join(path, DB_FILE)), note };
+    let dir = path.resolve(expandHome(raw, env, platform, path));
+    // A path to the database file itself is accepted too (any case: Windows names ignore it).
+    if (/\.sqlite$/i.test(dir) && isFile(dir)) dir = path.dirname(dir);
+    const candidate = { path: dir, source, found: isFile(join(dir, DB_FILE)), note };
     checked.push(candidate);
     return candidate;
   };
@@ -182,9 +210,9 @@ export function discoverZoteroDataDir(options: DiscoverOptions): DataDirDiscover
   }
 
   // 2–4. Zotero's own choice: prefs.js with useDataDir, else ~/Zotero, else any prefs.js dataDir.
-  const root = zoteroProfilesRoot(env, platform);
+  const root = zoteroProfilesRoot(env, platform, path);
   const prefs: Array<{ profile: string; dataDir: string; useDataDir: boolean }> = [];
-  for (const profile of zoteroProfileDirs(root)) {
+  for (const profile of zoteroProfileDirs(root, path)) {
     let text: string;
     try {
       text = readFileSync(join(profile, 'prefs.js'), 'utf8');
@@ -202,7 +230,7 @@ export function discoverZoteroDataDir(options: DiscoverOptions): DataDirDiscover
         `${c.path} (the custom data directory set in Zotero's settings, ${join(p.profile, 'prefs.js')}).`,
       );
   }
-  const dflt = consider(join(home(env), 'Zotero'), 'default', "Zotero's default location");
+  const dflt = consider(join(homeDir(env, platform), 'Zotero'), 'default', "Zotero's default location");
   if (dflt.found) return answer(dflt, `${dflt.path} (Zotero's default location).`);
   for (const p of prefs.filter((x) => !x.useDataDir)) {
     const c = consider(

@@ -5,6 +5,7 @@
  */
 export {
   discoverZoteroDataDir,
+  profilesIniDirs,
   readZoteroPrefs,
   requireZoteroDatabase,
   zoteroProfileDirs,

@@ -9,6 +9,7 @@ import { TEXT_COLUMNS, type IndexDb, type TextColumn } from './store.js';
 import { CANDIDATE_CAP, planCandidates, type CandidatePlan } from './candidates.js';
 import { matchedIn } from './snippet.js';
 import { ftsWords } from './terms.js';
+import { toolRef } from '../call/refs.js';
 
 /** BM25 weight of each column (TEXT_COLUMNS order): a title hit says more than a full-text one. */
 const WEIGHTS: Readonly<Record<TextColumn, number>> = {
@@ -136,7 +137,7 @@ async function vectorRanking(
       state: {
         used: false,
         model,
-        reason: `The index has no vectors of ${model} yet: run zot index update (zotero_index action "update").`,
+        reason: `The index has no vectors of ${model} yet: bring it up to date with ${toolRef('zotero_index', { action: 'update' })}.`,
       },
     };
   }

@@ -19,6 +19,7 @@ import {
   type IndexedLibrary,
 } from './service.js';
 import { openIndexDb } from './store.js';
+import { toolRef } from '../call/refs.js';
 
 export interface SemanticInput extends LibraryArgs {
   query: string;
@@ -126,7 +127,7 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
       `No search index is ready yet: ${answers.map((a) => a.library).join(', ')} ${answers.length === 1 ? 'is' : 'are'} being indexed in the background.`,
       {
         retryable: true,
-        hint: 'Search again in a minute (zot index status shows progress), or use zotero_search_items meanwhile.',
+        hint: `Search again in a minute (${toolRef('zotero_index', { action: 'status' })} shows progress), or use ${toolRef('zotero_search_items', { q: 'TEXT' })} meanwhile.`,
       },
     );
   }

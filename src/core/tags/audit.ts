@@ -9,6 +9,8 @@ import type { LibraryArgs } from '../library/address.js';
 import type { LibraryReader, WebApiCollection, WebApiItem } from '../library/port.js';
 import type { Deps } from '../tool.js';
 import { buildVocabulary, closestTerm, nearKey, type Term, type VocabularyEntry } from './vocabulary.js';
+import { commandRef, toolRef } from '../call/refs.js';
+import { shellWord } from '../shell-word.js';
 
 export const AUDIT_DEFAULT_LIMIT = 100;
 export const AUDIT_MAX_LIMIT = 1000;
@@ -44,26 +46,16 @@ export interface TagAuditOutput extends Answered {
   message?: string;
 }
 
-/** A tag as a shell word `checkSuggestion` and a POSIX shell both read back unchanged; undefined when none is safe. */
-export function shellWord(value: string): string | undefined {
-  if (value.startsWith('-') || value.length === 0) return undefined;
-  if (/^[\w.:/@+,=-]+$/u.test(value)) return value;
-  if (!value.includes("'")) return `'${value}'`;
-  if (!/["$`\\!]/.test(value)) return `"${value}"`;
-  return undefined;
-}
+export { shellWord };
 
-function libraryFlags(input: LibraryArgs): string {
-  let flags = '';
-  if (input.library_id !== undefined) flags += ` --library-id ${input.library_id}`;
-  if (input.library_type !== undefined) flags += ` --library-type ${input.library_type}`;
-  return flags;
-}
-
+/** The call that applies a suggested rename, as a reference each surface writes in its own terms. */
 function renameCommand(from: string, to: string, input: LibraryArgs): string | undefined {
-  const a = shellWord(from);
-  const b = shellWord(to);
-  return a && b ? `zot tag rename ${a} ${b}${libraryFlags(input)}` : undefined;
+  // Offered only where a shell can take both names as they are.
+  if (shellWord(from) === undefined || shellWord(to) === undefined) return undefined;
+  const library: Record<string, string> = {};
+  if (input.library_id !== undefined) library.library_id = String(input.library_id);
+  if (input.library_type !== undefined) library.library_type = input.library_type;
+  return commandRef('zotero_manage_tags', { action: 'rename', tag: from, new_name: to, ...library });
 }
 
 /** The collections in scope: those named, and their descendants when asked; not_found for an unknown key. */
@@ -84,10 +76,7 @@ async function scopeCollections(
       `No collection ${missing.map((k) => `'${k}'`).join(', ')} in library ${library}.`,
       {
         field: 'scope.collection_keys',
-        hint:
-          deps.surface === 'cli'
-            ? "Run 'zot collection list' for the keys."
-            : 'zotero_list_collections lists the keys.',
+        hint: `${toolRef('zotero_list_collections')} lists the keys.`,
       },
     );
   }

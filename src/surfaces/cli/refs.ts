@@ -5,6 +5,7 @@
  * the build-time manifest when only some declarations are loaded (fast start).
  */
 import type { RefRenderer } from '../../core/call/refs.js';
+import { shellWord } from '../../core/shell-word.js';
 import type { AnyTool } from '../../core/tool.js';
 import { kebab } from './params.js';
 
@@ -32,22 +33,43 @@ export function commandRefs(tools: readonly AnyTool[]): CommandRefs {
 }
 
 export function cliRefRenderer(refs: CommandRefs): RefRenderer {
-  return (tool, args) => {
-    const commands = refs[tool] ?? [];
-    const fits = (c: CommandRef) =>
-      Object.entries(c.preset).every(
-        ([name, value]) => args[name] === undefined || String(value) === args[name],
-      );
-    const score = (c: CommandRef) => Object.keys(c.preset).filter((name) => args[name] !== undefined).length;
-    const command = commands.filter(fits).sort((a, b) => score(b) - score(a))[0];
-    // A tool without a command of its own (none today): its name is the best there is.
-    if (!command) return tool;
-    const words = ['zot', ...command.path];
-    for (const name of command.args) if (args[name] !== undefined) words.push(args[name]);
-    for (const [name, value] of Object.entries(args)) {
-      if (command.args.includes(name) || name in command.preset) continue;
-      words.push(`--${command.flags[name] ?? kebab(name)}`, ...(value === '' ? [] : [value]));
-    }
-    return `\`${words.join(' ')}\``;
+  const all = Object.values(refs).flat();
+  return {
+    surface: 'cli',
+    tool(tool, args, bare) {
+      const commands = refs[tool] ?? [];
+      const fits = (c: CommandRef) =>
+        Object.entries(c.preset).every(
+          ([name, value]) => args[name] === undefined || String(value) === args[name],
+        );
+      const score = (c: CommandRef) =>
+        Object.keys(c.preset).filter((name) => args[name] !== undefined).length;
+      const command = commands.filter(fits).sort((a, b) => score(b) - score(a))[0];
+      // A tool without a command of its own (none today): its name is the best there is.
+      if (!command) return tool;
+      const words = ['zot', ...command.path];
+      for (const name of command.args) if (args[name] !== undefined) words.push(word(args[name]));
+      for (const [name, value] of Object.entries(args)) {
+        if (command.args.includes(name) || name in command.preset) continue;
+        words.push(flagOf(command, name), ...(value === '' || value === 'true' ? [] : [word(value)]));
+      }
+      return bare ? words.join(' ') : `\`${words.join(' ')}\``;
+    },
+    param(name, value) {
+      // The flag as the commands spell it (`save_path` is `--save`), else its kebab-case.
+      const command = all.find((c) => c.flags[name] !== undefined);
+      const flag = command ? flagOf(command, name) : `--${kebab(name)}`;
+      return value === undefined || value === 'true' ? flag : `${flag} ${value}`;
+    },
   };
+}
+
+/** A value as a shell takes it; an example placeholder (`KEY…`, `TEXT`) stays as it is. */
+function word(value: string): string {
+  if (/^[A-Z][A-Z_]*…?$/.test(value) || value.startsWith('"')) return value;
+  return shellWord(value) ?? value;
+}
+
+function flagOf(command: CommandRef, name: string): string {
+  return `--${command.flags[name] ?? kebab(name)}`;
 }

@@ -7,7 +7,7 @@ import type { Config } from '../../core/config.js';
 import { createDeps } from '../../core/deps.js';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { idempotencyStorePath, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/call/idempotency.js';
-import { renderErrorRefs, type RefRenderer } from '../../core/call/refs.js';
+import { renderErrorRefs, renderValueRefs, type RefRenderer } from '../../core/call/refs.js';
 import { runCall } from '../../core/call/run.js';
 import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
@@ -93,11 +93,6 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
         ? async (question) => (await import('./prompt.js')).confirm(ctx.io, question)
         : undefined,
       deps,
-      terms: {
-        confirmBulk: 'Run it again with --confirm',
-        confirmDestructive: '--yes',
-        preview: '--dry-run',
-      },
       idempotency:
         idemKey === undefined
           ? undefined
@@ -120,7 +115,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
           }
           return 0;
         },
-        success: async (output, outcome, original) => {
+        success: async (answered, outcome, original) => {
+          // References to other tools in the output (a suggested fix) become commands.
+          const output = renderValueRefs(answered, ctx.refs);
           const data = cloudWrite ? { ...output, sync_required: true } : output;
           if (controls.stream && tool.rows && !mutating) {
             return { value: streamRows(ctx, output, m), bytes: '', exitCode: 0, partial: false };

@@ -3,7 +3,7 @@
  * CLI's own commands (schema, config, mcp). `--help`, `zot schema` and the parser all
  * read this tree, so they cannot disagree.
  */
-import type { AnyTool, CliCommand, Tier } from '../../core/tool.js';
+import type { AnyTool, CliCommand, GroupDeclaration, Tier } from '../../core/tool.js';
 import { commandTier } from '../../core/tool.js';
 import { commandParams, type Param, type ParamsTable } from './params.js';
 
@@ -21,8 +21,10 @@ export interface CommandNode {
   target?: { kind: 'tool'; tool: AnyTool; command: CliCommand } | { kind: 'builtin'; id: BuiltinId };
   /** Writes only local files (`WRITES FILES`), not the library. */
   writesFilesOnly: boolean;
-  /** Help line of a group node (`zot collection`). */
+  /** A group node (`zot collection`): its summary is the group's help. */
   group?: boolean;
+  /** The group's help where a command is also a group (`zot trash`, `zot note`). */
+  groupSummary?: string;
   /** Other commands spelled under this node's path, chosen by a flag (CliCommand.via). */
   variants?: Array<{ triggers: string[]; node: CommandNode }>;
 }
@@ -138,18 +140,19 @@ const BUILTINS: Array<
   },
 ];
 
-const GROUP_SUMMARIES: Record<string, string> = {
-  collection: 'Collections: list, create, rename, move, delete, add and remove items.',
-  config: 'The config file and its profiles.',
-  note: 'Child notes of an item: list them, or add one.',
-  tag: 'Tags: list, add to and remove from items, rename or delete across the library.',
-  trash: 'The trash: move items to it, or restore them.',
-};
+/** The CLI's own group; the groups of tool commands are declared beside their tools. */
+const BUILTIN_GROUPS: GroupDeclaration[] = [
+  { path: ['config'], summary: 'The config file and its profiles.' },
+];
 
-function emptyNode(path: string[]): CommandNode {
+/** Group help by path (words joined by one space). */
+type GroupSummaries = ReadonlyMap<string, string>;
+
+function emptyNode(path: string[], groups: GroupSummaries): CommandNode {
   return {
     path,
-    summary: GROUP_SUMMARIES[path.join(' ')] ?? `${path.join(' ')} commands.`,
+    // A group without a declaration has no help (a test keeps every group declared).
+    summary: groups.get(path.join(' ')) ?? '',
     tier: null,
     since: '0.1.0',
     deprecated: false,
@@ -161,12 +164,12 @@ function emptyNode(path: string[]): CommandNode {
   };
 }
 
-function place(root: CommandNode, node: Omit<CommandNode, 'children'>): void {
+function place(root: CommandNode, node: Omit<CommandNode, 'children'>, groups: GroupSummaries): void {
   let parent = root;
   for (const [i, word] of node.path.slice(0, -1).entries()) {
     let next = parent.children.get(word);
     if (!next) {
-      next = emptyNode(node.path.slice(0, i + 1));
+      next = emptyNode(node.path.slice(0, i + 1), groups);
       parent.children.set(word, next);
     }
     parent = next;
@@ -174,16 +177,29 @@ function place(root: CommandNode, node: Omit<CommandNode, 'children'>): void {
   const last = node.path[node.path.length - 1] as string;
   const existing = parent.children.get(last);
   if (existing?.target) throw new Error(`Two declarations claim the command \`zot ${node.path.join(' ')}\``);
-  parent.children.set(last, { ...node, children: existing?.children ?? new Map() });
+  const groupSummary = groups.get(node.path.join(' '));
+  parent.children.set(last, {
+    ...node,
+    ...(groupSummary !== undefined ? { groupSummary } : {}),
+    children: existing?.children ?? new Map(),
+  });
 }
 
 /**
  * The tree of `tools`' commands and the builtins. `known`: the parameters the build wrote
  * down (dist/cli-manifest.json); a command it lacks derives them from its declaration.
+ * `groups`: the help of the groups the commands form (tools/index.ts `groups`).
  */
-export function buildTree(tools: readonly AnyTool[], known?: Readonly<ParamsTable>): CommandNode {
+export function buildTree(
+  tools: readonly AnyTool[],
+  known?: Readonly<ParamsTable>,
+  groups: readonly GroupDeclaration[] = [],
+): CommandNode {
+  const summaries: GroupSummaries = new Map(
+    [...BUILTIN_GROUPS, ...groups].map((g) => [g.path.join(' '), g.summary]),
+  );
   const root: CommandNode = {
-    ...emptyNode([]),
+    ...emptyNode([], summaries),
     summary: 'Zoteus: fast, safe access to a Zotero library.',
     params: GLOBAL_FLAGS,
   };
@@ -193,17 +209,21 @@ export function buildTree(tools: readonly AnyTool[], known?: Readonly<ParamsTabl
       const params = [...(known?.[command.path.join(' ')] ?? commandParams(tool, command))];
       if (tier !== 'read') params.push(...MUTATING_FLAGS);
       if (tool.rows && tier === 'read') params.push(STREAM_FLAG);
-      place(root, {
-        path: [...command.path],
-        summary: command.summary ?? tool.summary,
-        tier,
-        since: tool.since,
-        deprecated: tool.deprecated ?? false,
-        mcpTool: tool.name,
-        params,
-        target: { kind: 'tool', tool, command },
-        writesFilesOnly: tool.writesFilesOnly ?? false,
-      });
+      place(
+        root,
+        {
+          path: [...command.path],
+          summary: command.summary ?? tool.summary,
+          tier,
+          since: tool.since,
+          deprecated: tool.deprecated ?? false,
+          mcpTool: tool.name,
+          params,
+          target: { kind: 'tool', tool, command },
+          writesFilesOnly: tool.writesFilesOnly ?? false,
+        },
+        summaries,
+      );
     }
   }
   for (const tool of tools) {
@@ -212,14 +232,11 @@ export function buildTree(tools: readonly AnyTool[], known?: Readonly<ParamsTabl
   for (const builtin of BUILTINS) {
     const { id, ...rest } = builtin;
     const params = rest.tier === 'write' ? [...rest.params, MUTATING_FLAGS[0] as Param] : rest.params;
-    place(root, {
-      ...rest,
-      params,
-      since: '0.1.0',
-      deprecated: false,
-      mcpTool: null,
-      target: { kind: 'builtin', id },
-    });
+    place(
+      root,
+      { ...rest, params, since: '0.1.0', deprecated: false, mcpTool: null, target: { kind: 'builtin', id } },
+      summaries,
+    );
   }
   return root;
 }

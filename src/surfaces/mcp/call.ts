@@ -90,7 +90,6 @@ export async function callTool(
       // A client confirms a destructive call itself (destructiveHint); nobody can be asked here.
       confirmed: true,
       deps,
-      terms: { confirmBulk: 'Call again with confirm: true' },
       idempotency:
         idempotencyKey === undefined
           ? undefined

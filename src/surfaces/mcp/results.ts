@@ -19,7 +19,7 @@ import { fitRows, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import type { Outcome } from '../../core/outcome.js';
 import { redactValue, type Redactor } from '../../core/redact.js';
 import type { AnyTool } from '../../core/tool.js';
-import { renderErrorRefs } from '../../core/call/refs.js';
+import { renderErrorRefs, renderRefs, renderValueRefs } from '../../core/call/refs.js';
 import { mcpRefRenderer } from './refs.js';
 
 export const ERROR_META_KEY = 'zoteus/error';
@@ -119,8 +119,10 @@ export function successResult(
   redact: Redactor,
   outcome: Outcome = { kind: 'ok' },
 ): CallToolResult {
+  // References to other tools in the output (a suggested fix) name the tools and their arguments.
+  output = renderValueRefs(output, mcpRefRenderer);
   const partial = partialLine(outcome);
-  const summary = summaryOf(tool, output, input);
+  const summary = renderRefs(summaryOf(tool, output, input), mcpRefRenderer);
   const line = partial ? `${partial} ${summary}` : summary;
   const { structured, json } = redactedOutput(output, redact);
   return {

@@ -13,6 +13,8 @@ import { CLI_VERSION } from '../../core/version.js';
 import { tools as allTools } from '../../tools/index.js';
 import { buildMcpServer } from './server.js';
 import { startHttp, startStdio } from './transports.js';
+import { renderErrorRefs } from '../../core/call/refs.js';
+import { mcpRefRenderer } from './refs.js';
 
 /**
  * `runMcp(options): Promise<number>`: resolves with the process exit code once the server
@@ -107,7 +109,7 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   }
 
   function report(error: unknown): number {
-    const zerr = toZoteusError(error);
+    const zerr = renderErrorRefs(toZoteusError(error), mcpRefRenderer);
     writeLog(`zoteus: ${zerr.code}: ${zerr.message}${zerr.hint ? `\nHint: ${zerr.hint}` : ''}`);
     return zerr.exitCode;
   }

@@ -12,6 +12,7 @@ import {
 import { grantFor, openWebLibrary, plannedLibrary } from '../../../src/core/library/web.js';
 import { startZoteroServer } from '../../support/zotero-server/index.js';
 import { ALICE, BAD_KEY, BOB, KEY, movableClock, READ_KEY, startWorld, type World } from './world.js';
+import { onCli } from '../../support/refs.js';
 
 let world: World;
 beforeEach(async () => {
@@ -307,7 +308,7 @@ describe('the access check', () => {
         },
       ),
     );
-    expect(cli.hint).toContain('`zot groups`');
+    expect(onCli(cli.hint ?? '')).toContain('`zot groups`');
   });
 
   it('`groups.all` is accepted for any group; the server refuses one the user is not in', async () => {

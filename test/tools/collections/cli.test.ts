@@ -506,7 +506,7 @@ describe('zot collection add / remove', () => {
       code: 'confirmation_required',
       message: `Removing 3 items from collection ${coll} in one call needs confirmation: the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES) is 2 items. Nothing was changed.`,
       retryable: false,
-      hint: 'Run it again with --confirm to proceed, or remove at most 2 items per call.',
+      hint: 'Call again with --confirm to proceed, or remove at most 2 items per call.',
       field: 'confirm',
     });
     expect(world.server.log).toHaveLength(0);

@@ -176,7 +176,7 @@ describe('zotero_manage_collections over MCP', () => {
     });
     expect(r.isError).toBe(true);
     expect(text(r)).toBe(
-      'not_found: Collection ZZZZ2345 does not exist in library users/1; no item was changed.\nHint: zotero_list_collections lists the collections and their keys; its q finds one by name.',
+      'not_found: Collection ZZZZ2345 does not exist in library users/1; no item was changed.\nHint: zotero_list_collections (q: TEXT) finds a collection by name and shows its key.',
     );
   });
 

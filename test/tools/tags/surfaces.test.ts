@@ -105,7 +105,10 @@ describe('zotero_tag_audit over MCP', () => {
     expect(structured(r)).toMatchObject({
       items: 2,
       synonyms: [{ tag: 'DL', preferred: 'Deep Learning', items: 1 }],
-      suggestions: expect.arrayContaining(["zot tag rename DL 'Deep Learning'"]),
+      // MCP names the call in its own terms.
+      suggestions: expect.arrayContaining([
+        'zotero_manage_tags (action: rename, tag: DL, new_name: Deep Learning)',
+      ]),
       provenance: expect.any(String),
     });
   });

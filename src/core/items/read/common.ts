@@ -7,6 +7,7 @@ import type { LibraryArgs } from '../../library/address.js';
 import type { BackendName, LibraryReader, Route } from '../../library/port.js';
 import type { Deps } from '../../tool.js';
 import { ZOTERO_KEY_RE } from '../common.js';
+import { toolRef } from '../../call/refs.js';
 
 export interface OpenedLibrary {
   reader: LibraryReader;
@@ -30,10 +31,8 @@ export function answered(route: OpenedLibrary['route']): Answered {
   return { backend: route.backend, library: route.library };
 }
 
-function searchHint(deps: Pick<Deps, 'surface'>): string {
-  return deps.surface === 'cli'
-    ? "Run 'zot search' to find valid item keys (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ)."
-    : 'Use zotero_search_items to find valid item keys (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ).';
+function searchHint(): string {
+  return `${toolRef('zotero_search_items', { q: 'TEXT' })} finds valid item keys (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ).`;
 }
 
 /** `not_found` for a key that names no item (items in the trash still count as found). */
@@ -48,7 +47,7 @@ export function itemNotFound(
     keys.length === 1
       ? `Item '${keys[0]}' not found${where}.`
       : `Items ${keys.map((k) => `'${k}'`).join(', ')} not found${where}.`;
-  return new ZoteusError('not_found', message, { field, hint: searchHint(deps) });
+  return new ZoteusError('not_found', message, { field, hint: searchHint() });
 }
 
 /**

@@ -3,12 +3,11 @@ import { ZoteusError } from '../../errors.js';
 import type { Deps } from '../../tool.js';
 import { reasonForCode, type FailedEntry } from '../../zotero/index.js';
 import type { ErrorCode } from '../../errors.js';
+import { toolRef } from '../../call/refs.js';
 
 /** How to find a collection's key, in the words of the surface the call came through. */
-export function findHint(deps: Pick<Deps, 'surface'>): string {
-  return deps.surface === 'cli'
-    ? '`zot collection list --q TEXT` finds a collection by name and shows its key.'
-    : 'zotero_list_collections lists the collections and their keys; its q finds one by name.';
+export function findHint(): string {
+  return `${toolRef('zotero_list_collections', { q: 'TEXT' })} finds a collection by name and shows its key.`;
 }
 
 /** `not_found` for a collection key that names nothing in the library. */
@@ -22,7 +21,7 @@ export function collectionNotFound(
   return new ZoteusError(
     'not_found',
     `${role} ${key} does not exist in library ${prefix}${options.tail ? `; ${options.tail}` : ''}.`,
-    { field: options.field ?? 'collection_key', hint: findHint(deps) },
+    { field: options.field ?? 'collection_key', hint: findHint() },
   );
 }
 

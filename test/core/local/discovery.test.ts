@@ -1,6 +1,6 @@
 /** Finding the Zotero data directory: explicit settings, Zotero's own prefs.js, ~/Zotero. */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
 import {
@@ -124,7 +124,12 @@ describe('discoverZoteroDataDir', () => {
     const custom = dataDir(join(tmp.dir, 'D', 'Zotero'));
     const root = join(appdata, 'Zotero', 'Zotero');
     profile(root, join('Profiles', 'win.default'), pref(custom));
-    const found = discoverZoteroDataDir({ env: { USERPROFILE: home, APPDATA: appdata }, platform: 'win32' });
+    // Windows' folders, walked with POSIX paths so the tree can live in a temp folder on Linux.
+    const found = discoverZoteroDataDir({
+      env: { USERPROFILE: home, APPDATA: appdata },
+      platform: 'win32',
+      path: posix,
+    });
     expect(found).toMatchObject({ dataDir: custom, source: 'zotero-prefs' });
     expect(readZoteroPrefs('user_pref("extensions.zotero.dataDir", "C:\\\\Users\\\\me\\\\Zotero");')).toEqual(
       {

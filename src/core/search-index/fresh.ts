@@ -87,6 +87,9 @@ export function startBackgroundBuild(
   const child = builtin<typeof ChildProcess>('node:child_process').spawn(process.execPath, argv, {
     detached: true,
     stdio: 'ignore',
+    // On Windows a detached node.exe gets a console window of its own: a build in the
+    // background must not open one on the researcher's screen.
+    windowsHide: true,
     env: { ...env },
   });
   child.unref();

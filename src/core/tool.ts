@@ -146,7 +146,8 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   summarize?(output: z.infer<O>, input: z.infer<I>): string;
   /**
    * The result as text a person reads (a rendered table, a digest): the CLI prints it in
-   * table mode instead of the generic rendering, and MCP `content` carries it after the summary.
+   * table mode instead of the generic rendering. (MCP `content` carries the output as JSON
+   * after the summary instead: a model reads the data, and a second copy would double the size.)
    */
   text?(output: z.infer<O>, input: z.infer<I>): string;
   /** The output field that holds rows, streamed by `--stream` and rendered as a table. */

@@ -5,7 +5,8 @@
  * 3.5x `node -e 0`); per command path the tool modules it needs, so `zot read KEY`
  * loads one declaration instead of all; and each command's parameters, so no process derives
  * them from the zod schemas again; and each tool's commands, so a message that refers to another
- * tool names its command. It is derived, never edited: `npm run build`
+ * tool names its command; and the help of the CLI groups, which a command's tree needs without
+ * loading tools/index.js. It is derived, never edited: `npm run build`
  * rewrites it, and a test checks it equals the live tree.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { buildTree, schemaNode } from '../dist/surfaces/cli/tree.js';
 import { paramsTable } from '../dist/surfaces/cli/params.js';
 import { moduleRoutes } from '../dist/surfaces/cli/module-routes.js';
 import { commandRefs } from '../dist/surfaces/cli/refs.js';
-import { tools } from '../dist/tools/index.js';
+import { groups, tools } from '../dist/tools/index.js';
 import { CLI_VERSION } from '../dist/core/version.js';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -36,9 +37,10 @@ async function toolModules() {
 
 const manifest = {
   cli_version: CLI_VERSION,
-  schema: schemaNode(buildTree(tools)),
+  schema: schemaNode(buildTree(tools, undefined, groups)),
   modules: moduleRoutes(tools, await toolModules()),
   params: paramsTable(tools),
   commands: commandRefs(tools),
+  groups,
 };
 writeFileSync(`${dist}cli-manifest.json`, `${JSON.stringify(manifest)}\n`);

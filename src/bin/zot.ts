@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { AnyTool } from '../core/tool.js';
+import type { AnyTool, GroupDeclaration } from '../core/tool.js';
 import type { ParamsTable } from '../surfaces/cli/params.js';
 import type { CommandRefs } from '../surfaces/cli/refs.js';
 
@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     return;
   }
   if (argv[0] === 'schema' && (await schemaFromManifest()) !== undefined) return; // from the manifest
-  const allTools = async () => (await import('../tools/index.js')).tools;
+  const list = () => import('../tools/index.js');
+  const allTools = async () => (await list()).tools;
   // Before any declaration builds its schemas: zod reads some settings when a schema is made.
   (await import('../surfaces/cli/one-shot.js')).configureOneShotProcess();
   const [{ runCli }, known] = await Promise.all([import('../surfaces/cli/main.js'), fromManifest()]);
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     io: process,
     ...(known.params ? { params: known.params } : {}),
     ...(known.commands ? { commands: known.commands } : {}),
+    groups: known.groups ?? (await list()).groups,
     ...(known.tools ? { tools: known.tools, allTools } : { tools: await allTools() }),
   });
 }
@@ -64,7 +66,12 @@ async function schemaFromManifest(): Promise<number | undefined> {
  * What the build-time manifest tells this command: the declarations it needs (none when it
  * needs them all) and every command's parameters; nothing when there is no usable manifest.
  */
-async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable; commands?: CommandRefs }> {
+async function fromManifest(): Promise<{
+  tools?: AnyTool[];
+  params?: ParamsTable;
+  commands?: CommandRefs;
+  groups?: GroupDeclaration[];
+}> {
   const [{ readManifest }, { modulesFor }] = await Promise.all([
     import('../surfaces/cli/manifest.js'),
     import('../surfaces/cli/fast-start.js'),
@@ -72,10 +79,11 @@ async function fromManifest(): Promise<{ tools?: AnyTool[]; params?: ParamsTable
   const manifest = readManifest(manifestUrl);
   if (!manifest) return {};
   const modules = modulesFor(manifest.modules, argv);
-  if (!modules) return { params: manifest.params, commands: manifest.commands };
+  const { params, commands, groups } = manifest;
+  if (!modules) return { params, commands, groups };
   try {
     const loaded = await Promise.all(modules.map(loadModule));
-    return { tools: loaded.map((m) => m.default), params: manifest.params, commands: manifest.commands };
+    return { tools: loaded.map((m) => m.default), params, commands, groups };
   } catch {
     return {}; // a manifest out of step with dist/: the whole list still answers
   }

@@ -1,9 +1,14 @@
 /**
- * The one list of all tools. Both surfaces iterate it; nothing else names a tool.
- * Tool modules import nothing heavy at load time (handlers import lazily), so listing
- * them is cheap enough for `zot --help` and `zot schema`.
+ * The one list of all tools, and of the CLI groups their commands form. Both surfaces iterate
+ * it; nothing else names a tool. Tool modules import nothing heavy at load time (handlers import
+ * lazily), so listing them is cheap enough for `zot --help` and `zot schema`.
  */
-import type { AnyTool } from '../core/tool.js';
+import type { AnyTool, GroupDeclaration } from '../core/tool.js';
+import collectionGroup from './collections/group.js';
+import trashGroup from './items/group.js';
+import noteGroup from './notes/group.js';
+import indexGroup from './search/group.js';
+import tagGroup from './tags/group.js';
 import listCollections from './collections/list-collections.js';
 import manageCollections from './collections/manage-collections.js';
 import evidenceTable from './evidence/evidence-table.js';
@@ -21,7 +26,7 @@ import stats from './library/stats.js';
 import summarize from './items/summarize.js';
 import trashItems from './items/trash-items.js';
 import updateItem from './items/update-item.js';
-import groups from './library/groups.js';
+import libraryGroups from './library/groups.js';
 import indexLibrary from './search/zotero-index.js';
 import semanticSearch from './search/semantic-search.js';
 import whoami from './library/whoami.js';
@@ -29,7 +34,7 @@ import tagAudit from './tags/tag-audit.js';
 
 export const tools: readonly AnyTool[] = [
   whoami as unknown as AnyTool,
-  groups as unknown as AnyTool,
+  libraryGroups as unknown as AnyTool,
   listCollections as unknown as AnyTool,
   manageCollections as unknown as AnyTool,
   evidenceTable as unknown as AnyTool,
@@ -50,4 +55,13 @@ export const tools: readonly AnyTool[] = [
   tagAudit as unknown as AnyTool,
   trashItems as unknown as AnyTool,
   deleteItems as unknown as AnyTool,
+];
+
+/** The help of each CLI group (`zot tag`), declared beside its noun's tools. */
+export const groups: readonly GroupDeclaration[] = [
+  collectionGroup,
+  noteGroup,
+  tagGroup,
+  trashGroup,
+  indexGroup,
 ];

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ZoteusError } from '../../dist/core/errors.js';
 import { runCli } from '../../dist/surfaces/cli/main.js';
-import { tools } from '../../dist/tools/index.js';
+import { groups, tools } from '../../dist/tools/index.js';
 import { makeFixtureTools } from './fixture-tools.mjs';
 
 process.exitCode = await runCli({
@@ -11,4 +11,5 @@ process.exitCode = await runCli({
   env: process.env,
   io: process,
   tools: [...tools, ...makeFixtureTools({ z, ZoteusError })],
+  groups,
 });

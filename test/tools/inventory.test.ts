@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildTree } from '../../src/surfaces/cli/tree.js';
+import { buildTree, findNode, type CommandNode } from '../../src/surfaces/cli/tree.js';
 import { describeTool } from '../../src/surfaces/mcp/schemas.js';
-import { tools } from '../../src/tools/index.js';
+import { groups, tools } from '../../src/tools/index.js';
 
 describe('tool inventory', () => {
   it('names are unique and all zotero_*', () => {
@@ -47,6 +47,34 @@ describe('tool inventory', () => {
     const paths = tools.flatMap((t) => t.cli.map((c) => c.path.join(' ')));
     expect(new Set(paths).size).toBe(paths.length);
     expect(() => buildTree(tools)).not.toThrow();
+  });
+
+  it('every CLI group has real help, declared beside its tools, and every declared group is one', () => {
+    const root = buildTree(tools, undefined, groups);
+    const grouping: CommandNode[] = [];
+    const visit = (node: CommandNode) => {
+      if (node.path.length > 0 && node.children.size > 0) grouping.push(node);
+      for (const child of node.children.values()) visit(child);
+    };
+    visit(root);
+    expect(grouping.map((n) => n.path.join(' ')).sort()).toEqual(
+      ['collection', 'config', 'index', 'note', 'tag', 'trash'].sort(),
+    );
+    for (const node of grouping) {
+      const help = node.group ? node.summary : node.groupSummary;
+      const where = `zot ${node.path.join(' ')}`;
+      expect(help, `${where} has no group help`).toBeTypeOf('string');
+      // Not a placeholder ("index commands."): says what the group is for.
+      expect(help as string, where).not.toMatch(/^[\w -]+ commands\.?$/);
+      expect((help as string).length, where).toBeGreaterThan(30);
+    }
+    const declared = groups.map((g) => g.path.join(' '));
+    expect(new Set(declared).size).toBe(declared.length);
+    for (const group of groups) {
+      const { node, used } = findNode(root, group.path);
+      expect(used, `group ${group.path.join(' ')} is no command path`).toBe(group.path.length);
+      expect(node.children.size, `group ${group.path.join(' ')} has no commands under it`).toBeGreaterThan(0);
+    }
   });
 
   it.each(tools.map((t) => [t.name, t] as const))(

@@ -78,15 +78,19 @@ export function rootHelp(root: CommandNode, version: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One line per command under a group: path, summary, marker. */
+function childLines(node: CommandNode): string[] {
+  const kids = [...node.children.values()];
+  const width = Math.max(...kids.map((k) => k.path.join(' ').length));
+  return kids.map((k) => {
+    const m = marker(k);
+    return `  ${k.path.join(' ').padEnd(width)}  ${k.summary}${m ? ` [${m}]` : ''}`;
+  });
+}
+
 export function commandHelp(node: CommandNode): string {
   if (node.group || !node.target) {
-    const lines = [`zot ${node.path.join(' ')}: ${node.summary}`, '', 'Commands:'];
-    const kids = [...node.children.values()];
-    const width = Math.max(...kids.map((k) => k.path.join(' ').length));
-    for (const k of kids) {
-      const m = marker(k);
-      lines.push(`  ${k.path.join(' ').padEnd(width)}  ${k.summary}${m ? ` [${m}]` : ''}`);
-    }
+    const lines = [`zot ${node.path.join(' ')}: ${node.summary}`, '', 'Commands:', ...childLines(node)];
     return `${lines.join('\n')}\n`;
   }
   const m = marker(node);
@@ -100,6 +104,11 @@ export function commandHelp(node: CommandNode): string {
   const options = node.params.filter((p) => p.kind === 'option');
   if (args.length) lines.push('', 'Arguments:', ...paramLines(args));
   if (options.length) lines.push('', 'Options:', ...paramLines(options));
+  // A command that is also a group (`zot trash`, `zot note`) lists the commands under it.
+  if (node.children.size > 0) {
+    const group = `Group \`zot ${node.path.join(' ')}\`${node.groupSummary ? `: ${node.groupSummary}` : ''}`;
+    lines.push('', group, 'Commands:', ...childLines(node));
+  }
   lines.push('', 'Global options: --json, --profile NAME, --help');
   return `${lines.join('\n')}\n`;
 }

@@ -7,7 +7,7 @@ import { systemClock } from '../../core/deps.js';
 import { renderErrorRefs } from '../../core/call/refs.js';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
 import { configSecrets, createRedactor, envSecrets } from '../../core/redact.js';
-import type { AnyTool, Clock } from '../../core/tool.js';
+import type { AnyTool, Clock, GroupDeclaration } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import { parseCommandLine, type Parsed } from './argv.js';
 import type { ConfigName } from './builtins/config.js';
@@ -32,6 +32,8 @@ export interface RunCliOptions {
   allTools?: () => Promise<readonly AnyTool[]>;
   /** Command parameters the build wrote down (dist/cli-manifest.json), by command path. */
   params?: Readonly<ParamsTable>;
+  /** The help of the CLI groups (tools/index.ts `groups`, or the manifest's copy). */
+  groups?: readonly GroupDeclaration[];
   /** Every tool's commands (the manifest's), for messages that refer to another tool. */
   commands?: Readonly<CommandRefs>;
   clock?: Clock;
@@ -47,7 +49,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   const redactFromEnv = createRedactor(envSecrets(env));
   let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env));
   try {
-    const root = buildTree(options.tools, options.params);
+    const root = buildTree(options.tools, options.params, options.groups);
     const parsed = parseCommandLine(root, argv);
     if (parsed.controls.version) {
       writer.raw(`${CLI_VERSION}\n`);
@@ -90,7 +92,7 @@ async function dispatch(
   if (target.kind === 'tool') {
     const allTools = options.allTools;
     return runToolCommand({
-      wholeTree: async () => (allTools ? buildTree(await allTools(), options.params) : root),
+      wholeTree: async () => (allTools ? buildTree(await allTools(), options.params, options.groups) : root),
       node,
       tool: target.tool,
       command: target.command,

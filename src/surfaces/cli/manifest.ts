@@ -6,6 +6,7 @@
  * them again. A test checks all three against the live declarations.
  */
 import { readFileSync } from 'node:fs';
+import type { GroupDeclaration } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { ParamsTable } from './params.js';
 import type { CommandRefs } from './refs.js';
@@ -27,6 +28,8 @@ export interface Manifest {
   params: ParamsTable;
   /** Each tool's commands, to write references to other tools in messages (refs.ts). */
   commands: CommandRefs;
+  /** The help of the CLI groups (tools/index.ts `groups`), for a tree built from some tools only. */
+  groups: GroupDeclaration[];
 }
 
 /** The manifest, or undefined when it is missing, unreadable or from another version. */
@@ -38,7 +41,8 @@ export function readManifest(url: URL): Manifest | undefined {
       !manifest.schema ||
       !manifest.modules ||
       !manifest.params ||
-      !manifest.commands
+      !manifest.commands ||
+      !manifest.groups
     )
       return undefined;
     return manifest as Manifest;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../../src/core/tool.js';
 import { paramsTable, type ParamsTable } from '../../../src/surfaces/cli/params.js';
 import { buildTree, findNode, schemaNode, type CommandNode } from '../../../src/surfaces/cli/tree.js';
-import { tools } from '../../../src/tools/index.js';
+import { groups, tools } from '../../../src/tools/index.js';
 import { CLI_VERSION } from '../../../src/core/version.js';
 import { ROOT, runZot, sandbox } from '../../support/cli.js';
 
@@ -15,7 +15,8 @@ describe('dist/cli-manifest.json', () => {
       unknown
     >;
     expect(manifest.cli_version).toBe(CLI_VERSION);
-    expect(manifest.schema).toEqual(schemaNode(buildTree(tools)));
+    expect(manifest.schema).toEqual(schemaNode(buildTree(tools, undefined, groups)));
+    expect(manifest.groups).toEqual(groups);
   });
 
   it('holds each command’s parameters as derived from its declaration, and a tree built with them is the same', () => {

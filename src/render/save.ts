@@ -12,7 +12,7 @@
 import { randomHex } from '../core/node-crypto.js';
 import { constants, existsSync } from 'node:fs';
 import { copyFile, link, lstat, mkdir, open, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homeDir } from '../core/paths.js';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ZoteusError } from '../core/errors.js';
 import { paramRef } from '../core/call/refs.js';
@@ -31,12 +31,13 @@ export interface SavePathOptions {
 
 export interface SaveOptions extends SavePathOptions {
   overwrite: boolean;
-  /** Which surface asked: hints say `--overwrite` or `overwrite: true`. */
+  /** Which surface asked (hints are references each surface renders, so it changes no text). */
   surface?: 'cli' | 'mcp';
 }
 
+/** `~` as the platform means it (USERPROFILE on Windows, where Git Bash sets HOME too). */
 function homeOf(env: Env): string {
-  return env.HOME || env.USERPROFILE || homedir();
+  return homeDir(env);
 }
 
 function denied(field: string, message: string): ZoteusError {

@@ -1,0 +1,123 @@
+/**
+ * The libraries of a zotero.sqlite: read once per connection (the user library and the synced
+ * groups), looked up by libraryID or by Web API id; each library's in-memory table; an item's
+ * id by key.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { ZoteusError } from '../../errors.js';
+import type { Connection } from './connection.js';
+import { LibraryIndex } from './library-index.js';
+import type { LocalLibrary, WebApiLibrary } from './types.js';
+
+/** The libraries and their Web API `library` objects, by libraryID. */
+export function readLibraries(
+  db: BetterSqlite3.Database,
+  tables: ReadonlySet<string>,
+): { libraries: Map<number, LocalLibrary>; libraryJson: Map<number, WebApiLibrary> } {
+  const settings = tables.has('settings')
+    ? new Map(
+        (
+          db.prepare("SELECT key, value FROM settings WHERE setting = 'account'").all() as Array<{
+            key: string;
+            value: unknown;
+          }>
+        ).map((r) => [r.key, r.value]),
+      )
+    : new Map<string, unknown>();
+  const userID = Number(settings.get('userID') ?? 0) || 0;
+  const username = settings.get('username');
+  const libRows = db
+    .prepare(
+      `SELECT l.libraryID, l.type, l.editable, l.filesEditable, l.version, g.groupID, g.name
+       FROM libraries l LEFT JOIN groups g ON g.libraryID = l.libraryID
+       WHERE l.type IN ('user', 'group') ORDER BY l.libraryID`,
+    )
+    .all() as Array<{
+    libraryID: number;
+    type: 'user' | 'group';
+    editable: number;
+    filesEditable: number;
+    version: number;
+    groupID: number | null;
+    name: string | null;
+  }>;
+  const libraries = new Map<number, LocalLibrary>();
+  const libraryJson = new Map<number, WebApiLibrary>();
+  for (const l of libRows) {
+    const lib: LocalLibrary = {
+      libraryID: l.libraryID,
+      type: l.type,
+      name: l.type === 'user' ? 'My Library' : (l.name ?? `Group ${l.groupID}`),
+      version: l.version,
+      editable: l.editable === 1,
+      filesEditable: l.filesEditable === 1,
+    };
+    if (l.type === 'group' && l.groupID !== null) lib.groupID = l.groupID;
+    libraries.set(l.libraryID, lib);
+    libraryJson.set(
+      l.libraryID,
+      l.type === 'user'
+        ? {
+            type: 'user',
+            id: userID,
+            name: typeof username === 'string' && username ? username : 'My Library',
+          }
+        : { type: 'group', id: l.groupID ?? 0, name: lib.name },
+    );
+  }
+  return { libraries, libraryJson };
+}
+
+/** The library with this libraryID; not_found when the database has none. */
+export function libraryOf(conn: Connection, libraryID: number): LocalLibrary {
+  const lib = conn.libraries.get(libraryID);
+  if (!lib) {
+    throw new ZoteusError('not_found', `No library ${libraryID} in the Zotero database.`, {
+      field: 'library',
+      hint: 'zotero libraries lists the user library and the groups this Zotero has synced.',
+    });
+  }
+  return lib;
+}
+
+/** The libraryID of the user library, or of the group with this Web API group id. */
+export function libraryIdFor(
+  conn: Connection,
+  ref: { type: 'user' } | { type: 'group'; groupID: number },
+): number {
+  for (const lib of conn.libraries.values()) {
+    if (ref.type === 'user' && lib.type === 'user') return lib.libraryID;
+    if (ref.type === 'group' && lib.type === 'group' && lib.groupID === ref.groupID) return lib.libraryID;
+  }
+  throw new ZoteusError(
+    'not_found',
+    ref.type === 'user'
+      ? 'The Zotero database has no user library.'
+      : `Group ${ref.groupID} is not in the Zotero database (not joined, or not synced to this computer).`,
+    { field: 'library_id' },
+  );
+}
+
+/** The itemID of the item with this key in the library, if any. */
+export function itemId(conn: Connection, libraryID: number, key: string): number | undefined {
+  const row = conn.ctx
+    .stmt('SELECT itemID FROM items WHERE libraryID = ? AND key = ?')
+    .get(libraryID, key) as { itemID: number } | undefined;
+  return row?.itemID;
+}
+
+/** The item of this key; not_found when the library has none. */
+export function existingItemId(conn: Connection, libraryID: number, key: string): number {
+  const id = itemId(conn, libraryID, key);
+  if (id === undefined)
+    throw new ZoteusError('not_found', `No item ${key} in this library.`, { field: 'key' });
+  return id;
+}
+
+/** The in-memory table of a library's items (built on first use, per connection). */
+export function tableOf(conn: Connection, libraryID: number): LibraryIndex {
+  libraryOf(conn, libraryID);
+  let index = conn.indexes.get(libraryID);
+  if (!index) conn.indexes.set(libraryID, (index = new LibraryIndex(conn.ctx, libraryID)));
+  return index;
+}

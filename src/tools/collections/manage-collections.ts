@@ -11,7 +11,7 @@ import {
   NAME_MAX,
   type CollectionAction,
 } from '../../core/library/collections/constants.js';
-import { defineTool, type Plan } from '../../core/tool.js';
+import { defineTool, type CliCommand, type Plan, type Tier } from '../../core/tool.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
 import {
   collectionRow,
@@ -26,16 +26,8 @@ import {
 
 type Targeted = 'collection_key' | 'name' | 'parent_collection' | 'item_keys';
 
-/** What each action needs, and which of the fields that steer a write it accepts at all. */
-const ACTION_FIELDS: Record<CollectionAction, { required: Targeted[]; allowed: Targeted[] }> = {
-  list: { required: [], allowed: [] },
-  create: { required: ['name'], allowed: ['name', 'parent_collection'] },
-  rename: { required: ['collection_key', 'name'], allowed: ['collection_key', 'name'] },
-  reparent: { required: ['collection_key'], allowed: ['collection_key', 'parent_collection'] },
-  delete: { required: ['collection_key'], allowed: ['collection_key'] },
-  add_items: { required: ['collection_key', 'item_keys'], allowed: ['collection_key', 'item_keys'] },
-  remove_items: { required: ['collection_key', 'item_keys'], allowed: ['collection_key', 'item_keys'] },
-};
+/** The input fields that steer a write; each action accepts some of them. */
+const TARGETED: readonly Targeted[] = ['collection_key', 'name', 'parent_collection', 'item_keys'];
 
 /** Where a field that does not apply belongs instead. */
 const ELSEWHERE: Partial<Record<Targeted, string>> = {
@@ -68,8 +60,9 @@ const input = z
   })
   .strict()
   .superRefine((value, ctx) => {
-    const fields = ACTION_FIELDS[value.action];
-    if (!fields) return; // an unknown action is already an issue of its own
+    // An unknown action is already an issue of its own.
+    const fields = Object.hasOwn(ACTIONS, value.action) ? ACTIONS[value.action] : undefined;
+    if (!fields) return;
     for (const field of fields.required) {
       if (value[field] === undefined) {
         ctx.addIssue({
@@ -79,7 +72,7 @@ const input = z
         });
       }
     }
-    for (const field of ['collection_key', 'name', 'parent_collection', 'item_keys'] as const) {
+    for (const field of TARGETED) {
       if (value[field] !== undefined && !fields.allowed.includes(field)) {
         ctx.addIssue({
           code: 'custom',
@@ -158,101 +151,175 @@ const output = z.object({
 type Input = z.infer<typeof input>;
 type Output = z.infer<typeof output>;
 
-/** Fields of the listing, of the bulk gate, and the write fields a command does not take. */
-const LIST_FIELDS = ['q', 'limit', 'start'];
-
-const uniqueKeys = (keys: readonly string[]): string[] => [...new Set(keys)];
-
-function effectOf(i: Input): string {
-  const key = i.collection_key ?? '';
-  const name = i.name === undefined ? '' : JSON.stringify(i.name.trim());
-  const keys = uniqueKeys(i.item_keys ?? []);
-  switch (i.action) {
-    case 'create':
-      return `create collection ${name} ${i.parent_collection ? `under ${i.parent_collection}` : 'at the top level'}`;
-    case 'rename':
-      return `rename collection ${key} to ${name}`;
-    case 'reparent':
-      return `move collection ${key} ${i.parent_collection ? `under ${i.parent_collection}` : 'to the top level'}`;
-    case 'delete':
-      return `delete collection ${key} and all its subcollections; the items stay in the library`;
-    case 'add_items':
-      return `add ${plural(keys.length, 'item')} to collection ${key} (items already in it are skipped)`;
-    case 'remove_items':
-      return `remove ${plural(keys.length, 'item')} from collection ${key} (the items stay in the library)`;
-    case 'list':
-      return 'list the collections (reads only)';
-  }
+/** Everything that differs between the actions: the one table the schema, CLI, plan and texts read. */
+interface ActionSpec {
+  /** The fields of TARGETED the action needs, and those it accepts at all. */
+  required: Targeted[];
+  allowed: Targeted[];
+  /** Takes `confirm`: the bulk-write threshold applies (ZOTEUS_CONFIRM_BULK_WRITES). */
+  bulk?: true;
+  /** Its CLI command, `zot collection <word>`; none for "list" (`zot collection list` serves it). */
+  cli?: { word: string; args: Targeted[]; tier: Tier; summary: string };
+  /** What the call would do, for `plan`. */
+  effect(i: Input): string;
+  /** The one-line summary of what it did. */
+  done(out: Output, i: Input): string;
+  /** Follow-up commands (`lib`: the library flags of the call). */
+  next(out: Output, i: Input, lib: string): string[];
 }
 
-function summarize(out: Output, i: Input): string {
-  const key = i.collection_key ?? '';
-  const name = JSON.stringify((i.name ?? '').trim());
-  switch (i.action) {
-    case 'list':
-      return summarizePage({ ...out, collections: out.collections ?? [] }, i);
-    case 'create':
-      return `Created collection ${name} (${out.created?.[0] ?? '?'}) ${i.parent_collection ? `under ${i.parent_collection}` : 'at the top level'}.`;
-    case 'rename':
-      return `Renamed collection ${key} to ${name}.`;
-    case 'reparent':
-      return `Moved collection ${key} ${i.parent_collection ? `under ${i.parent_collection}` : 'to the top level'}.`;
-    case 'delete': {
-      const subs = out.subcollectionsDeleted ?? 0;
-      const what = `collection ${JSON.stringify(out.deletedName ?? '')} (${out.deleted ?? key})`;
-      return `Deleted ${what}${subs > 0 ? ` and its ${plural(subs, 'subcollection')}` : ''}; its items stay in the library.`;
-    }
-    case 'add_items':
-    case 'remove_items': {
-      const add = i.action === 'add_items';
+const uniqueKeys = (keys: readonly string[]): string[] => [...new Set(keys)];
+const keyOf = (i: Input) => i.collection_key ?? '';
+const nameOf = (i: Input) => JSON.stringify((i.name ?? '').trim());
+const under = (i: Input, top: string) => (i.parent_collection ? `under ${i.parent_collection}` : top);
+/** `zot collection list --q NAME`, when the name can be a shell word. */
+const findByName = (i: Input, lib: string): string[] => {
+  const named = quoteWord((i.name ?? '').trim());
+  return named ? [`zot collection list --q ${named}${lib}`] : [];
+};
+
+/** Failures worth running again as they are (not a missing item, not a refusal). */
+const RETRYABLE_CODES = new Set([0, 409, 412, 429, 500, 502, 503, 504]);
+
+/** add_items and remove_items: the same texts, but for the direction. */
+function membership(add: boolean): ActionSpec {
+  return {
+    required: ['collection_key', 'item_keys'],
+    allowed: ['collection_key', 'item_keys'],
+    ...(add ? {} : { bulk: true as const }),
+    cli: add
+      ? {
+          word: 'add',
+          args: ['collection_key', 'item_keys'],
+          tier: 'write',
+          summary: 'Add items to a collection (items already in it are left as they are).',
+        }
+      : {
+          word: 'remove',
+          args: ['collection_key', 'item_keys'],
+          tier: 'destructive',
+          summary: 'Remove items from a collection (the items stay in the library).',
+        },
+    effect: (i) => {
+      const n = plural(uniqueKeys(i.item_keys ?? []).length, 'item');
+      return add
+        ? `add ${n} to collection ${keyOf(i)} (items already in it are skipped)`
+        : `remove ${n} from collection ${keyOf(i)} (the items stay in the library)`;
+    },
+    done: (out, i) => {
       const parts = [
-        `${add ? 'Added' : 'Removed'} ${plural(out.updated?.length ?? 0, 'item')} ${add ? 'to' : 'from'} collection ${key}`,
+        `${add ? 'Added' : 'Removed'} ${plural(out.updated?.length ?? 0, 'item')} ${add ? 'to' : 'from'} collection ${keyOf(i)}`,
       ];
       const same = out.unchanged?.length ?? 0;
       if (same > 0) parts.push(`${plural(same, 'item')} ${add ? 'already in it' : 'not in it'}`);
       const failed = out.failed?.length ?? 0;
       if (failed > 0) parts.push(`${failed} failed (see failed)`);
       return `${parts.join('; ')}.`;
-    }
-  }
-}
-
-/** Failures worth running again as they are (not a missing item, not a refusal). */
-const RETRYABLE_CODES = new Set([0, 409, 412, 429, 500, 502, 503, 504]);
-
-function next(out: Output, i: Input): string[] {
-  const lib = libraryFlags(i);
-  const key = i.collection_key ?? '';
-  switch (i.action) {
-    case 'create': {
-      const created = out.created?.[0];
-      const named = quoteWord((i.name ?? '').trim());
-      return [
-        ...(created ? [`zot collection add ${created} <ITEM_KEY>...${lib}`] : []),
-        ...(named ? [`zot collection list --q ${named}${lib}`] : []),
-      ];
-    }
-    case 'rename': {
-      const named = quoteWord((i.name ?? '').trim());
-      return named ? [`zot collection list --q ${named}${lib}`] : [];
-    }
-    case 'reparent':
-    case 'delete':
-      return [`zot collection list${lib}`];
-    case 'add_items':
-    case 'remove_items': {
+    },
+    next: (out, i, lib) => {
       const again = (out.failed ?? [])
         .filter((f) => f.key !== undefined && RETRYABLE_CODES.has(f.code))
         .map((f) => f.key as string);
       if (again.length === 0) return [];
-      const command = i.action === 'add_items' ? 'add' : 'remove';
-      const flags = i.action === 'remove_items' ? ` --yes${i.confirm ? ' --confirm' : ''}` : '';
-      return [`zot collection ${command} ${key} ${again.join(' ')}${flags}${lib}`];
-    }
-    case 'list':
-      return [];
-  }
+      const flags = add ? '' : ` --yes${i.confirm ? ' --confirm' : ''}`;
+      return [`zot collection ${add ? 'add' : 'remove'} ${keyOf(i)} ${again.join(' ')}${flags}${lib}`];
+    },
+  };
 }
+
+const ACTIONS: Record<CollectionAction, ActionSpec> = {
+  list: {
+    required: [],
+    allowed: [],
+    effect: () => 'list the collections (reads only)',
+    done: (out, i) => summarizePage({ ...out, collections: out.collections ?? [] }, i),
+    next: () => [],
+  },
+  create: {
+    required: ['name'],
+    allowed: ['name', 'parent_collection'],
+    cli: {
+      word: 'create',
+      args: ['name'],
+      tier: 'write',
+      summary: 'Create a collection: at the top level, or under --parent KEY.',
+    },
+    effect: (i) => `create collection ${nameOf(i)} ${under(i, 'at the top level')}`,
+    done: (out, i) =>
+      `Created collection ${nameOf(i)} (${out.created?.[0] ?? '?'}) ${under(i, 'at the top level')}.`,
+    next: (out, i, lib) => {
+      const created = out.created?.[0];
+      return [
+        ...(created ? [`zot collection add ${created} <ITEM_KEY>...${lib}`] : []),
+        ...findByName(i, lib),
+      ];
+    },
+  },
+  rename: {
+    required: ['collection_key', 'name'],
+    allowed: ['collection_key', 'name'],
+    cli: { word: 'rename', args: ['collection_key', 'name'], tier: 'write', summary: 'Rename a collection.' },
+    effect: (i) => `rename collection ${keyOf(i)} to ${nameOf(i)}`,
+    done: (_out, i) => `Renamed collection ${keyOf(i)} to ${nameOf(i)}.`,
+    next: (_out, i, lib) => findByName(i, lib),
+  },
+  reparent: {
+    required: ['collection_key'],
+    allowed: ['collection_key', 'parent_collection'],
+    cli: {
+      word: 'move',
+      args: ['collection_key'],
+      tier: 'write',
+      summary: 'Move a collection under --parent KEY, or to the top level without --parent.',
+    },
+    effect: (i) => `move collection ${keyOf(i)} ${under(i, 'to the top level')}`,
+    done: (_out, i) => `Moved collection ${keyOf(i)} ${under(i, 'to the top level')}.`,
+    next: (_out, _i, lib) => [`zot collection list${lib}`],
+  },
+  delete: {
+    required: ['collection_key'],
+    allowed: ['collection_key'],
+    cli: {
+      word: 'delete',
+      args: ['collection_key'],
+      tier: 'destructive',
+      summary: 'Delete a collection and all its subcollections (the items stay in the library).',
+    },
+    effect: (i) => `delete collection ${keyOf(i)} and all its subcollections; the items stay in the library`,
+    done: (out, i) => {
+      const subs = out.subcollectionsDeleted ?? 0;
+      const what = `collection ${JSON.stringify(out.deletedName ?? '')} (${out.deleted ?? keyOf(i)})`;
+      return `Deleted ${what}${subs > 0 ? ` and its ${plural(subs, 'subcollection')}` : ''}; its items stay in the library.`;
+    },
+    next: (_out, _i, lib) => [`zot collection list${lib}`],
+  },
+  add_items: membership(true),
+  remove_items: membership(false),
+};
+
+/** The listing's fields: only "list" takes them, and on the CLI `zot collection list` does. */
+const LIST_FIELDS = ['q', 'limit', 'start'];
+
+/** One CLI command per action that has one; what it does not take follows from the table. */
+const commands: CliCommand[] = COLLECTION_ACTIONS.flatMap((action): CliCommand[] => {
+  const spec = ACTIONS[action];
+  if (!spec.cli) return [];
+  return [
+    {
+      path: ['collection', spec.cli.word],
+      summary: spec.cli.summary,
+      preset: { action },
+      args: spec.cli.args,
+      ...(spec.allowed.includes('parent_collection') ? { flags: { parent_collection: 'parent' } } : {}),
+      omit: [
+        ...LIST_FIELDS,
+        ...(spec.bulk ? [] : ['confirm']),
+        ...TARGETED.filter((field) => !spec.allowed.includes(field)),
+      ],
+      tier: spec.cli.tier,
+    },
+  ];
+});
 
 export default defineTool({
   name: 'zotero_manage_collections',
@@ -285,62 +352,11 @@ export default defineTool({
   needsKey: (i) => i.action !== 'list',
   // Removing many items at once is bulk-destructive: the pipeline applies the threshold offline.
   bulk: (i) =>
-    i.action === 'remove_items' && i.collection_key !== undefined
+    ACTIONS[i.action].bulk && i.collection_key !== undefined
       ? membershipBulk({ collection_key: i.collection_key, item_keys: i.item_keys ?? [] })
       : undefined,
   since: '0.1.0',
-  cli: [
-    {
-      path: ['collection', 'create'],
-      summary: 'Create a collection: at the top level, or under --parent KEY.',
-      preset: { action: 'create' },
-      args: ['name'],
-      flags: { parent_collection: 'parent' },
-      omit: [...LIST_FIELDS, 'confirm', 'item_keys', 'collection_key'],
-      tier: 'write',
-    },
-    {
-      path: ['collection', 'rename'],
-      summary: 'Rename a collection.',
-      preset: { action: 'rename' },
-      args: ['collection_key', 'name'],
-      omit: [...LIST_FIELDS, 'confirm', 'item_keys', 'parent_collection'],
-      tier: 'write',
-    },
-    {
-      path: ['collection', 'move'],
-      summary: 'Move a collection under --parent KEY, or to the top level without --parent.',
-      preset: { action: 'reparent' },
-      args: ['collection_key'],
-      flags: { parent_collection: 'parent' },
-      omit: [...LIST_FIELDS, 'confirm', 'item_keys', 'name'],
-      tier: 'write',
-    },
-    {
-      path: ['collection', 'delete'],
-      summary: 'Delete a collection and all its subcollections (the items stay in the library).',
-      preset: { action: 'delete' },
-      args: ['collection_key'],
-      omit: [...LIST_FIELDS, 'confirm', 'item_keys', 'name', 'parent_collection'],
-      tier: 'destructive',
-    },
-    {
-      path: ['collection', 'add'],
-      summary: 'Add items to a collection (items already in it are left as they are).',
-      preset: { action: 'add_items' },
-      args: ['collection_key', 'item_keys'],
-      omit: [...LIST_FIELDS, 'confirm', 'name', 'parent_collection'],
-      tier: 'write',
-    },
-    {
-      path: ['collection', 'remove'],
-      summary: 'Remove items from a collection (the items stay in the library).',
-      preset: { action: 'remove_items' },
-      args: ['collection_key', 'item_keys'],
-      omit: [...LIST_FIELDS, 'name', 'parent_collection'],
-      tier: 'destructive',
-    },
-  ],
+  cli: commands,
   input,
   output,
   plan(i, { config }): Plan {
@@ -354,18 +370,18 @@ export default defineTool({
       plan.item_keys = keys;
       plan.itemCount = keys.length;
     }
-    if (i.action === 'remove_items' && config.confirmBulkWrites > 0) {
+    if (ACTIONS[i.action].bulk && config.confirmBulkWrites > 0) {
       plan.bulkThreshold = config.confirmBulkWrites;
       plan.needsConfirm = (plan.itemCount as number) > config.confirmBulkWrites && i.confirm !== true;
     }
-    plan.effect = effectOf(i);
+    plan.effect = ACTIONS[i.action].effect(i);
     return plan;
   },
-  summarize,
-  next,
+  summarize: (out, i) => ACTIONS[i.action].done(out, i),
+  next: (out, i) => ACTIONS[i.action].next(out, i, libraryFlags(i)),
   retryFailed: {
     input(i, previous) {
-      if (i.action !== 'add_items' && i.action !== 'remove_items') return null;
+      if (!ACTIONS[i.action].allowed.includes('item_keys')) return null;
       const keys = uniqueKeys(
         (previous.failed ?? []).map((f) => f.key).filter((k): k is string => k !== undefined),
       );

@@ -9,7 +9,7 @@
  * loading tools/index.js. It is derived, never edited: `npm run build`
  * rewrites it, and a test checks it equals the live tree.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTree, schemaNode } from '../dist/surfaces/cli/tree.js';
 import { paramsTable } from '../dist/surfaces/cli/params.js';
@@ -20,10 +20,17 @@ import { CLI_VERSION } from '../dist/core/version.js';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
-/** Which dist module declares each tool: found by importing every module under dist/tools. */
+/**
+ * Which dist module declares each tool: found by importing every module under dist/tools that
+ * src/tools still has (tsc leaves the output of a moved or deleted source behind, and it may no
+ * longer load against the modules it imported).
+ */
 async function toolModules() {
   const found = new Map();
-  const files = readdirSync(`${dist}tools`, { recursive: true }).filter((f) => f.endsWith('.js'));
+  const src = fileURLToPath(new URL('../src/tools/', import.meta.url));
+  const files = readdirSync(`${dist}tools`, { recursive: true }).filter(
+    (f) => f.endsWith('.js') && existsSync(`${src}${f.slice(0, -'.js'.length)}.ts`),
+  );
   for (const file of files.sort()) {
     const module = await import(pathToFileURL(`${dist}tools/${file}`).href);
     if (tools.includes(module.default)) found.set(module.default, `tools/${file.split('\\').join('/')}`);

@@ -43,7 +43,8 @@ const bundle = await rolldown({
     // better-sqlite3 finds its addon with it only when not given one, which never happens here.
     'bindings',
     /^pdfjs-dist(\/|$)/,
-    /^@modelcontextprotocol\/sdk(\/|$)/,
+    // The MCP SDK (loaded by `zot mcp` alone) stays a package of its own.
+    /^@modelcontextprotocol\//,
   ],
   logLevel: 'warn',
 });

@@ -5,17 +5,19 @@
  * work, then the output is checked against its schema. Every failure becomes an `isError`
  * result, never a JSON-RPC error, so the agent reads the code and the hint.
  */
-import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/server';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { idempotencyStorePath, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/call/idempotency.js';
 import { runCall } from '../../core/call/run.js';
 import type { AnyTool, Deps, ProgressEvent } from '../../core/tool.js';
+import { withRequestId } from './protocol.js';
 import { errorResult, successResult } from './results.js';
-import { parseArguments } from './validate.js';
+import { argumentsObject, parseArguments } from './validate.js';
 
 export interface CallRequest {
   name: string;
-  arguments?: Record<string, unknown> | undefined;
+  /** As the client sent it: anything but an object is refused as a validation_error. */
+  arguments?: unknown;
 }
 
 /** Sends one `notifications/progress`; supplied by the server from the request's `extra`. */
@@ -56,6 +58,11 @@ export const IDEMPOTENCY_ARG = 'idempotency_key';
 export interface CallOptions {
   /** On a shared deployment, who is calling: idempotency keys are scoped per caller. */
   caller?: string | undefined;
+  /**
+   * Names this call in the result's `_meta` (`zoteus/request_id`). A replayed idempotent call
+   * answers with the stored result, so it names the request that did the work.
+   */
+  requestId?: string | undefined;
 }
 
 export async function callTool(
@@ -65,6 +72,8 @@ export async function callTool(
   deps: Deps,
   options: CallOptions = {},
 ): Promise<CallToolResult> {
+  const named = (result: CallToolResult): CallToolResult =>
+    options.requestId === undefined ? result : withRequestId(result, options.requestId);
   try {
     const tool = tools.get(request.name);
     if (!tool) {
@@ -72,15 +81,18 @@ export async function callTool(
         hint: 'Call tools/list for the tools this server offers.',
       });
     }
-    const { args, idempotencyKey } = splitIdempotencyKey(tool, request.arguments);
+    const { args, idempotencyKey } = splitIdempotencyKey(tool, argumentsObject(tool, request.arguments));
     const input = parseArguments(tool, args);
-    const answer = (result: CallToolResult, exitCode: number, partial: boolean, output?: unknown) => ({
-      value: result,
-      bytes: JSON.stringify(result),
-      exitCode,
-      partial,
-      ...(output !== undefined ? { output } : {}),
-    });
+    const answer = (result: CallToolResult, exitCode: number, partial: boolean, output?: unknown) => {
+      const value = named(result);
+      return {
+        value,
+        bytes: JSON.stringify(value),
+        exitCode,
+        partial,
+        ...(output !== undefined ? { output } : {}),
+      };
+    };
     return await runCall<CallToolResult>({
       tool,
       tier: tool.tier,
@@ -116,7 +128,7 @@ export async function callTool(
       },
     });
   } catch (error) {
-    return errorResult(error, deps.redact);
+    return named(errorResult(error, deps.redact));
   }
 }
 

@@ -5,14 +5,7 @@
  * or invalid argument, unknown argument) is a JSON-RPC `InvalidParams` error whose message
  * names the prompt and the argument, with the Zoteus error body in `data`.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  type GetPromptResult,
-  type Prompt,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type GetPromptResult, type Prompt } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { ZoteusError } from '../../core/errors.js';
 import { promptArguments, type AnyPrompt } from '../../core/prompt.js';
@@ -21,7 +14,7 @@ import { ERROR_META_KEY } from './results.js';
 
 /** A JSON-RPC error the SDK sends as is: `code`, a clean `message`, and `data`. */
 export class PromptRequestError extends Error {
-  readonly code = ErrorCode.InvalidParams;
+  readonly code = ProtocolErrorCode.InvalidParams;
   readonly data: Record<string, unknown>;
 
   constructor(error: ZoteusError) {
@@ -88,17 +81,4 @@ export function getPrompt(
     ...(built.description !== undefined ? { description: built.description } : {}),
     messages: built.messages,
   };
-}
-
-/** Registers the two handlers; the server must declare the `prompts` capability. */
-export function registerPrompts(
-  server: Server,
-  prompts: readonly AnyPrompt[],
-  tools: readonly AnyTool[],
-): void {
-  const listed = prompts.map(describePrompt);
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listed }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) =>
-    getPrompt(prompts, tools, request.params.name, request.params.arguments),
-  );
 }

@@ -3,14 +3,7 @@
  * (src/resources). A read that fails is a JSON-RPC error whose message starts with the
  * Zoteus error code and whose `data` holds the error body, like tool errors' `_meta`.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ReadResourceRequestSchema,
-  type ReadResourceResult,
-  type Resource,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
 import { redactValue } from '../../core/redact.js';
 import type { ResourceDeclaration } from '../../core/resource.js';
@@ -26,7 +19,8 @@ export class ResourceRequestError extends Error {
     const body = redactValue(error.toJSON(), deps.redact);
     super(`${body.code}: ${body.message}${body.hint ? ` Hint: ${body.hint}` : ''}`);
     this.name = 'ResourceRequestError';
-    this.code = error.code === 'not_found' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+    this.code =
+      error.code === 'not_found' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
     this.data = { [ERROR_META_KEY]: body };
   }
 }
@@ -59,16 +53,4 @@ export async function readResource(
   } catch (error) {
     throw new ResourceRequestError(toZoteusError(error), deps);
   }
-}
-
-export function registerResources(
-  server: Server,
-  resources: readonly ResourceDeclaration[],
-  deps: Deps,
-): void {
-  const listed = resources.map(describeResource);
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listed }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    readResource(resources, request.params.uri, deps),
-  );
 }

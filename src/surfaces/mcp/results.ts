@@ -13,7 +13,7 @@
  * bound of conventions.md for the tools that need it most (digests, full text, evidence tables).
  * The CLI's table mode prints it.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { toZoteusError, type ErrorBody } from '../../core/errors.js';
 import { fitRows, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import type { Outcome } from '../../core/outcome.js';

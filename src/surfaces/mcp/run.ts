@@ -11,7 +11,8 @@ import { configSecrets, createRedactor, envSecrets } from '../../core/redact.js'
 import type { AnyTool, ServiceRegistry } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import { tools as allTools } from '../../tools/index.js';
-import { buildMcpServer } from './server.js';
+import { httpSettings, type HttpSettings } from './http-settings.js';
+import { createCatalogue, createServer } from './server.js';
 import { startHttp, startStdio } from './transports.js';
 import { renderErrorRefs } from '../../core/call/refs.js';
 import { mcpRefRenderer } from './refs.js';
@@ -23,7 +24,9 @@ import { mcpRefRenderer } from './refs.js';
  *   `zot mcp --http --port N --host H` → runMcp({ env: process.env, http: true, port: N, host: H })
  * A configuration error or a refused host/port is written to stderr (code, message, Hint
  * line, naming the variable or option) and resolves with its exit code (3 for validation_error);
- * nothing is written to stdout, which belongs to the protocol under stdio.
+ * nothing is written to stdout, which belongs to the protocol under stdio. Every request
+ * answered is one line on stderr: the revision it used, the transport, the method, the
+ * outcome and its request id.
  */
 export interface RunMcpOptions {
   env: Env;
@@ -65,47 +68,52 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   const writeLog = (line: string) => void stderr.write(`${redact(line)}\n`);
 
   let config: Config;
+  let settings: HttpSettings | undefined;
   try {
     config = loadConfig(options.env);
     redact = redact.with(configSecrets(config));
+    if (options.http) settings = httpSettings(options.env);
   } catch (error) {
     return report(error);
   }
 
-  const serve = (services?: ServiceRegistry) =>
-    buildMcpServer({
-      tools: options.tools ?? allTools,
-      config,
-      env: options.env,
-      version: CLI_VERSION,
-      writeLog,
-      ...(services ? { services } : {}),
-    });
+  // What the configuration serves is derived once; every connection, session or stateless
+  // request gets a cheap server instance over it, and they all share one service registry.
+  const services: ServiceRegistry = createServiceRegistry();
+  const catalogue = createCatalogue({
+    tools: options.tools ?? allTools,
+    config,
+    env: options.env,
+    version: CLI_VERSION,
+    writeLog,
+    services,
+  });
+  const serve = () => createServer(catalogue);
 
   try {
     if (!options.http) {
-      const server = serve();
-      const closed = startStdio(server, {
+      const stdio = startStdio(serve, {
         ...(options.stdin ? { stdin: options.stdin } : {}),
         ...(options.stdout ? { stdout: options.stdout } : {}),
+        log: writeLog,
       });
-      options.signal?.addEventListener('abort', () => void server.close());
-      await closed;
+      options.signal?.addEventListener('abort', () => void stdio.stop());
+      await stdio.closed;
       return 0;
     }
-    // One service registry for every HTTP session: caches and clients are shared.
-    const services = createServiceRegistry();
-    const handle = await startHttp(() => serve(services), {
+    const handle = await startHttp(serve, {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host !== undefined ? { host: options.host } : {}),
       log: writeLog,
+      ...(settings ? { settings } : {}),
     });
     await stopped(options.signal);
     await handle.close();
-    await services.close();
     return 0;
   } catch (error) {
     return report(error);
+  } finally {
+    await services.close();
   }
 
   function report(error: unknown): number {

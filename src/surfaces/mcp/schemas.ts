@@ -2,7 +2,7 @@
  * What `tools/list` publishes for a declaration: JSON Schemas derived from its zod input
  * and output, and annotations derived from its tier (agent-interface.md, "MCP surface").
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Config } from '../../core/config.js';
 import type { AnyTool } from '../../core/tool.js';

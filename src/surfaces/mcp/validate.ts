@@ -2,7 +2,6 @@
  * Validation at the MCP boundary, done by the surface rather than the SDK so that a bad
  * argument becomes a `validation_error` result with `_meta`, not the SDK's bare text.
  */
-import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { ZoteusError } from '../../core/errors.js';
 import { checkInputBounds } from '../../core/input-bounds.js';
@@ -23,15 +22,30 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 /**
- * `tools/call` as the SDK's schema reads it, except that `arguments` is passed on as the
- * client sent it: the SDK parses it as a record, which drops a `__proto__` key silently, so
- * `parseArguments` could not refuse it. (The SDK still checks that it is an object.)
+ * The params of a `tools/call` as the handler reads them: `arguments` passed on as the client
+ * sent it. The SDK's own schema parses it as a record, which drops a `__proto__` key silently,
+ * so `parseArguments` could not refuse it; and arguments that are no object at all never reach
+ * the handler (protocol.ts sets them aside, `argumentsObject` refuses them).
  */
-export const CallToolRequestAsSent = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({
-    arguments: z.custom<Record<string, unknown>>(() => true).optional(),
-  }),
+export const CallParamsAsSent = z.looseObject({
+  name: z.string(),
+  arguments: z.unknown().optional(),
 });
+
+/** `arguments` as an object of named arguments, or a validation_error that says what came instead. */
+export function argumentsObject(tool: AnyTool, raw: unknown): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : `a ${typeof raw}`;
+  throw new ZoteusError(
+    'validation_error',
+    `Invalid arguments for ${tool.name}: arguments must be an object of named arguments; got ${got}.`,
+    {
+      field: '(arguments)',
+      hint: `Pass an object such as {} or {"name": value}, keyed by the properties of ${tool.name}'s inputSchema.`,
+    },
+  );
+}
 
 /**
  * Parses `arguments` with the tool's input schema. Unknown arguments (`__proto__` among

@@ -70,7 +70,10 @@ describe('runMcp over stdio', () => {
       .map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
     expect(replies.find((r) => r.id === 2)?.result.structuredContent).toEqual({ ok: true });
     expect(closed).toEqual(['probe']);
-    expect(stderr.text()).toBe('');
+    // One line per request: the revision it used, the transport, what it asked, how it ended.
+    expect(stderr.text()).toMatch(
+      /^zoteus: mcp 2025-06-18 stdio tools\/call zotero_fixture_slow: ok in \d+ ms \(request_id [0-9a-f]{12}\)\n$/,
+    );
   });
 
   it('returns 3 and names the variable on a configuration error', async () => {

@@ -256,10 +256,11 @@ describe('progress', () => {
     const { client, server, close } = await connect(all);
     closers.push(close);
     const sent: string[] = [];
-    const original = server.notification.bind(server);
-    server.notification = async (n, o) => {
-      sent.push(n.method);
-      return original(n, o);
+    const transport = server.transport!;
+    const original = transport.send.bind(transport);
+    transport.send = async (message, options) => {
+      if ('method' in message) sent.push(message.method);
+      return original(message, options);
     };
     const result = await call(client, 'zotero_fixture_progress');
     expect(result.isError).toBeFalsy();

@@ -1,0 +1,459 @@
+/**
+ * Streamable HTTP, both generations on one endpoint (`/mcp`), bound to loopback because no
+ * authentication exists yet: anyone who can reach the port could use the library.
+ *
+ * Every request is checked before anything is parsed: `Host` must be a loopback name and
+ * `Origin`, when a browser sends one, a loopback origin or one listed in
+ * ZOTEUS_HTTP_ALLOWED_ORIGINS (a web page cannot reach the server through DNS rebinding);
+ * else 403. A body over 4 MiB is a 413. Then the SDK's classification decides the generation:
+ *
+ *   - a request that claims 2026-07-28 (the `_meta` envelope, or the `MCP-Protocol-Version`
+ *     header) goes to the SDK's stateless handler, which checks the envelope against the
+ *     headers (`-32602`, `-32020` on a mismatch, `-32022` for a revision it does not serve)
+ *     and answers with a server instance made for that one request;
+ *   - anything else is of the older revisions: `initialize` opens a session (sessions.ts: at
+ *     most ZOTEUS_HTTP_MAX_SESSIONS, closed after ZOTEUS_HTTP_SESSION_IDLE_S idle), whose id
+ *     every later request carries in `Mcp-Session-Id`; an unknown or expired id is a 404.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import {
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpRequestContext,
+  type Server,
+} from '@modelcontextprotocol/server';
+import { ZoteusError } from '../../core/errors.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_S, type HttpSettings } from './http-settings.js';
+import { SetAsideArguments } from './protocol.js';
+import { ERROR_META_KEY } from './results.js';
+import { configureInstance } from './server.js';
+import { SessionTable, type LegacySession } from './sessions.js';
+
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
+export const DEFAULT_HTTP_PORT = 8765;
+export const MCP_HTTP_PATH = '/mcp';
+/** Largest request body read (the SDK's default): a larger one is answered 413 unread. */
+export const MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
+/**
+ * Whom the stateless (2026-07-28) requests write files as: they carry no session to tell
+ * callers apart, so they share one confined folder, `<ZOTEUS_DATA_DIR>/callers/stateless`.
+ */
+export const STATELESS_CALLER = 'stateless';
+
+/** Builds a server instance for one session of the older revisions, or one stateless request. */
+export type ServerFactory = (context: { era: McpRequestContext['era'] }) => Server | Promise<Server>;
+
+export interface HttpOptions {
+  port?: number;
+  host?: string;
+  /** Where the listening URL, refused requests and transport errors are reported (stderr for the binaries). */
+  log?: (line: string) => void;
+  /** Sessions and origins; default: the defaults of http-settings.ts. */
+  settings?: Partial<HttpSettings>;
+  /** For tests: the clock of session idleness. */
+  now?: () => number;
+}
+
+export interface HttpHandle {
+  /** `http://127.0.0.1:PORT/mcp`, with the port actually bound (useful with port 0). */
+  url: string;
+  port: number;
+  /** Sessions of the older revisions open now. */
+  sessions(): number;
+  /** Closes idle sessions now rather than at the next sweep (tests). */
+  sweep(): Promise<void>;
+  /** Closes every session and the listener. */
+  close(): Promise<void>;
+}
+
+/** 127.0.0.0/8, ::1 and localhost: the hosts that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (bare.toLowerCase() === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.split('.')[0] === '127';
+  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./i.test(bare);
+  return false;
+}
+
+function checkListenOptions(host: string, port: number): void {
+  if (!isLoopbackHost(host)) {
+    throw new ZoteusError(
+      'validation_error',
+      `Refusing to listen on ${host}: the MCP HTTP server is bound to loopback unless authentication is configured, and Zoteus has no authentication yet.`,
+      {
+        field: 'host',
+        hint: `Use a loopback host such as ${DEFAULT_HTTP_HOST} (the default), ::1 or localhost.`,
+      },
+    );
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ZoteusError('validation_error', `Port must be an integer from 0 to 65535; got ${port}.`, {
+      field: 'port',
+    });
+  }
+}
+
+/**
+ * DNS-rebinding guard: a web page can make a browser send requests to 127.0.0.1 under its
+ * own host name, so only loopback names are accepted in the Host header.
+ */
+function hostHeaderAllowed(header: string | undefined): boolean {
+  if (!header) return false;
+  const name = header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
+  return isLoopbackHost(name);
+}
+
+/**
+ * The other half of the guard (the specification's MUST): a browser names the page that sends
+ * a request in `Origin`. Absent (a program, not a page): allowed. Present: a loopback origin,
+ * or one listed exactly; `null` (a sandboxed or file page) and anything else are refused.
+ */
+export function originAllowed(header: string | undefined, allowed: readonly string[]): boolean {
+  if (header === undefined) return true;
+  if (!URL.canParse(header)) return false;
+  const url = new URL(header);
+  if (!/^https?:$/.test(url.protocol)) return false;
+  return isLoopbackHost(url.hostname) || allowed.includes(url.origin);
+}
+
+function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  options: { id?: string | number | null; data?: unknown; headers?: Record<string, string> } = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...options.headers });
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code, message, ...(options.data !== undefined ? { data: options.data } : {}) },
+      id: options.id ?? null,
+    }),
+  );
+}
+
+/** The body, or `tooLarge` once more than `limit` bytes have come (the rest is not read). */
+async function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return { tooLarge: true };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return { tooLarge: true };
+    chunks.push(chunk);
+  }
+  return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** The Node request as a web `Request` (what the SDK's handlers take); aborted when the client goes. */
+function webRequest(req: IncomingMessage, res: ServerResponse, body: string | undefined): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const aborted = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  return new Request(`http://${req.headers.host}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    signal: aborted.signal,
+    ...(body !== undefined && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
+  });
+}
+
+/** Writes a web `Response` to Node, streaming an SSE body as it comes. */
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+    }
+  } catch {
+    // The client went away, or the stream was cancelled: nothing more to write.
+  } finally {
+    res.off('close', cancel);
+    res.end();
+  }
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.trim() === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The id of the `initialize` request in a body (or the first of a batch), for a refusal's answer. */
+function initializeId(body: unknown): string | number | null | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  const init = messages.find((m) => isInitializeRequest(m)) as { id?: string | number } | undefined;
+  return init === undefined ? undefined : (init.id ?? null);
+}
+
+export async function startHttp(factory: ServerFactory, options: HttpOptions = {}): Promise<HttpHandle> {
+  const host = options.host ?? DEFAULT_HTTP_HOST;
+  const port = options.port ?? DEFAULT_HTTP_PORT;
+  const log = options.log ?? (() => {});
+  const now = options.now ?? Date.now;
+  const allowedOrigins = options.settings?.allowedOrigins ?? [];
+  checkListenOptions(host, port);
+
+  const sessions = new SessionTable({
+    max: options.settings?.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    idleMs: options.settings?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000,
+    now,
+    onExpire: (session) =>
+      log(
+        `zoteus: mcp http session ${session.id.slice(0, 8)}… closed after ${Math.round(sessions.idleMs / 1000)} s idle`,
+      ),
+  });
+  sessions.start();
+
+  // Arguments set aside for one stateless request, found again by the server made for it.
+  const setAsideByRequest = new WeakMap<Request, SetAsideArguments>();
+  const stateless = createMcpHandler(
+    async (context) => {
+      const server = await factory({ era: context.era });
+      const setAside = context.requestInfo ? setAsideByRequest.get(context.requestInfo) : undefined;
+      configureInstance(server, {
+        transport: 'http',
+        caller: STATELESS_CALLER,
+        ...(setAside ? { setAside } : {}),
+      });
+      return server;
+    },
+    {
+      // Older revisions get sessions below, not the SDK's per-request fallback.
+      legacy: 'reject',
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onerror: (error) => log(`zoteus: mcp http: ${error.message}`),
+    },
+  );
+
+  const refuseSession = (res: ServerResponse, id: string | number | null) => {
+    log(`zoteus: mcp http refused a session: ${sessions.size} of ${sessions.max} are open`);
+    const message =
+      `Too many sessions: ${sessions.size} are open, the most this server keeps (ZOTEUS_HTTP_MAX_SESSIONS). ` +
+      'Close one (DELETE with its Mcp-Session-Id), wait until one has been idle for ZOTEUS_HTTP_SESSION_IDLE_S ' +
+      'seconds, or send 2026-07-28 requests, which need no session.';
+    sendJsonRpcError(res, 503, -32000, message, {
+      id,
+      headers: { 'retry-after': '60' },
+      data: {
+        [ERROR_META_KEY]: new ZoteusError('rate_limited', message, {
+          retryAfterSeconds: 60,
+          hint: 'Close sessions you no longer use, or raise ZOTEUS_HTTP_MAX_SESSIONS.',
+        }).toJSON(),
+      },
+    });
+  };
+
+  /** Serves one exchange of a session, counting it as activity while it is open. */
+  const serveInSession = async (
+    session: LegacySession,
+    request: Request,
+    res: ServerResponse,
+    body: unknown,
+  ) => {
+    const done = sessions.begin(session);
+    res.once('close', done);
+    try {
+      const parsed = body === undefined ? undefined : session.setAside.inbound(body);
+      const response = await session.transport.handleRequest(
+        request,
+        parsed === undefined ? {} : { parsedBody: parsed },
+      );
+      await sendResponse(res, response);
+    } finally {
+      done();
+    }
+  };
+
+  const openSession = async (request: Request, res: ServerResponse, body: unknown) => {
+    const id = initializeId(body);
+    if (!(await sessions.hasRoom())) return refuseSession(res, id ?? null);
+    const server = await factory({ era: 'legacy' });
+    const sessionId = randomUUID();
+    const setAside = new SetAsideArguments();
+    // Several callers share an HTTP deployment: each session writes files only in its own folder.
+    configureInstance(server, { transport: 'http', caller: sessionId, setAside });
+    let session: LegacySession | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => sessionId,
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onsessioninitialized: (initialized) => {
+        session = { id: initialized, server, transport, setAside, busy: 0, lastActive: now() };
+        sessions.add(session);
+      },
+      // DELETE: forget the session, and release its server once the answer is out.
+      onsessionclosed: (closed) => {
+        sessions.remove(closed);
+        setImmediate(() => void server.close());
+      },
+    });
+    transport.onclose = () => void sessions.remove(sessionId);
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: setAside.inbound(body) });
+    // Anything but a successful `initialize` leaves no session behind.
+    if (session === undefined) {
+      await sendResponse(res, response);
+      await server.close();
+      return;
+    }
+    const done = sessions.begin(session);
+    try {
+      await sendResponse(res, response);
+    } finally {
+      done();
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!hostHeaderAllowed(req.headers.host)) {
+      log(`zoteus: mcp http refused Host ${JSON.stringify(req.headers.host ?? '')} (403)`);
+      return sendJsonRpcError(res, 403, -32000, 'Forbidden: the Host header is not a loopback name.');
+    }
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, allowedOrigins)) {
+      log(`zoteus: mcp http refused Origin ${JSON.stringify(origin)} (403)`);
+      return sendJsonRpcError(
+        res,
+        403,
+        -32000,
+        'Forbidden: this Origin may not use the server; ZOTEUS_HTTP_ALLOWED_ORIGINS lists the origins allowed besides loopback ones.',
+      );
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== MCP_HTTP_PATH) {
+      return sendJsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}.`);
+    }
+
+    let text: string | undefined;
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req, MAX_BODY_BYTES);
+      if (read.tooLarge) {
+        log('zoteus: mcp http refused a body over 4 MiB (413)');
+        return sendJsonRpcError(
+          res,
+          413,
+          -32000,
+          `Payload Too Large: a request body may hold at most ${MAX_BODY_BYTES} bytes.`,
+          {
+            headers: { connection: 'close' },
+          },
+        );
+      }
+      text = read.text;
+      const parsed = parseJson(text);
+      if (parsed.ok) body = parsed.value;
+    }
+    const request = webRequest(req, res, text);
+
+    if (!(await isLegacyRequest(request, body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
+      const setAside = new SetAsideArguments();
+      setAsideByRequest.set(request, setAside);
+      const parsedBody = body === undefined ? undefined : setAside.inbound(body);
+      const response = await stateless.fetch(request, parsedBody === undefined ? {} : { parsedBody });
+      return sendResponse(res, response);
+    }
+
+    const header = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (!session) {
+        return sendJsonRpcError(
+          res,
+          404,
+          -32001,
+          'Session not found: it was closed, expired after ZOTEUS_HTTP_SESSION_IDLE_S seconds idle, or never existed. Send initialize for a new one.',
+        );
+      }
+      return serveInSession(session, request, res, body);
+    }
+    if (req.method === 'POST' && text !== undefined && body === undefined) {
+      return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+    }
+    if (req.method === 'POST' && initializeId(body) !== undefined) return openSession(request, res, body);
+    return sendJsonRpcError(
+      res,
+      400,
+      -32000,
+      'Bad Request: no Mcp-Session-Id. Send initialize first (2025-11-25 and older revisions), or give every request the 2026-07-28 _meta envelope and MCP-Protocol-Version header.',
+    );
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`zoteus: mcp http request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error.');
+      else res.end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(
+        new ZoteusError(
+          'validation_error',
+          `Cannot listen on ${host}:${port} (${error.code ?? error.message}).`,
+          {
+            field: error.code === 'EADDRINUSE' ? 'port' : 'host',
+            hint:
+              error.code === 'EADDRINUSE'
+                ? 'Another process uses this port; pick another with --port.'
+                : undefined,
+          },
+        ),
+      );
+    http.once('error', failed);
+    http.listen(port, host, () => {
+      http.off('error', failed);
+      resolve();
+    });
+  });
+  const address = http.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+  const url = `http://${urlHost}:${boundPort}${MCP_HTTP_PATH}`;
+  log(`Zoteus MCP server listening on ${url}`);
+
+  return {
+    url,
+    port: boundPort,
+    sessions: () => sessions.size,
+    sweep: () => sessions.sweep(),
+    async close() {
+      await sessions.closeAll();
+      await stateless.close();
+      // Open SSE streams would keep `close` waiting forever.
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -16,7 +16,7 @@ import { webClient } from '../library/keys.js';
 import { openWebLibrary, type WebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { addTags, applySetChangeReported, removeTags, type ObjectData, type Tag } from '../writes/index.js';
-import { BATCH_SIZE, chunk, type CallContext } from '../zotero/index.js';
+import { BATCH_SIZE, chunk, failedByError, type CallContext } from '../zotero/index.js';
 import { assertBulkConfirmed, changeOutcome, unique } from './common.js';
 import {
   checkTagsCall,
@@ -177,15 +177,7 @@ async function deleteTags(
     } catch (error) {
       if (c === 0) throw error;
       const err = error instanceof ZoteusError ? error : new ZoteusError('internal_error', String(error));
-      for (const tag of parts.slice(c).flat()) {
-        out.failed.push({
-          index: tags.indexOf(tag),
-          key: tag,
-          code: err.status ?? 0,
-          message: err.message,
-          reason: err.code,
-        });
-      }
+      for (const tag of parts.slice(c).flat()) out.failed.push(failedByError(tags.indexOf(tag), tag, err));
       break;
     }
   }

@@ -9,7 +9,7 @@ import { webClient } from '../library/keys.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { applySetChangeReported, type ObjectData } from '../writes/index.js';
-import { BATCH_SIZE, type FailedEntry, type ZoteroObject } from '../zotero/index.js';
+import { BATCH_SIZE, failedEntry, type FailedEntry, type ZoteroObject } from '../zotero/index.js';
 import { changeOutcome, checkDelete, unique, type DeleteInput } from './common.js';
 
 export interface TrashInput extends LibraryArgs {
@@ -74,13 +74,9 @@ export async function deleteItems(deps: Deps, input: DeleteInput): Promise<Delet
   const indexOf = new Map(input.item_keys.map((k, i) => [k, i] as const).reverse());
   const read = await lib.client.getByKeys<ZoteroObject>(lib.prefix, 'items', keys, { call });
   let version = read.libraryVersion;
-  const failed: FailedEntry[] = read.missing.map((key) => ({
-    index: indexOf.get(key) as number,
-    key,
-    code: 404,
-    message: `Item ${key} does not exist in library ${lib.prefix}.`,
-    reason: 'not_found',
-  }));
+  const failed: FailedEntry[] = read.missing.map((key) =>
+    failedEntry(indexOf.get(key) as number, key, 404, `Item ${key} does not exist in library ${lib.prefix}.`),
+  );
   const found = read.objects;
   const given = new Set(found.map((o) => o.key));
   // Children of the parents being deleted go with them: list them so the result can say so.

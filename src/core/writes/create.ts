@@ -10,7 +10,7 @@
  * or a per-object "already exists" is settled the same way, by reading back.
  */
 import { toZoteusError, ZoteusError } from '../errors.js';
-import { chunk, reasonForCode } from '../zotero/index.js';
+import { chunk, failedByError, failedEntry, reasonForCode } from '../zotero/index.js';
 import type {
   CallContext,
   FailedEntry,
@@ -79,17 +79,9 @@ export async function createObjects(
     } catch (error) {
       // Nothing of the request landed yet: the caller gets the error itself.
       if (result.successful.length === 0) throw error;
-      const err = toZoteusError(error);
       const settled = new Set([...result.successful, ...result.failed].map((e) => e.index));
       for (const i of parts.slice(c).flat()) {
-        if (settled.has(i)) continue;
-        result.failed.push({
-          index: i,
-          key: keys[i] as string,
-          code: err.status ?? 0,
-          message: err.message,
-          reason: err.code,
-        });
+        if (!settled.has(i)) result.failed.push(failedByError(i, keys[i], error));
       }
       break;
     }
@@ -138,13 +130,8 @@ async function createChunk(
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt >= MAX_ATTEMPTS) {
       for (const i of pending) {
-        result.failed.push({
-          index: i,
-          key: keys[i] as string,
-          code: 412,
-          message: `Zotero refused the write token ${MAX_ATTEMPTS} times and the object is not in the library.`,
-          reason: 'conflict',
-        });
+        const message = `Zotero refused the write token ${MAX_ATTEMPTS} times and the object is not in the library.`;
+        result.failed.push(failedEntry(i, keys[i], 412, message, 'conflict'));
       }
       return;
     }
@@ -174,15 +161,7 @@ async function createChunk(
         throw error;
       }
       if (missing.length === pending.length) throw error;
-      for (const i of missing) {
-        result.failed.push({
-          index: i,
-          key: keys[i] as string,
-          code: err.status ?? 0,
-          message: err.message,
-          reason: err.code,
-        });
-      }
+      for (const i of missing) result.failed.push(failedByError(i, keys[i], err));
       return;
     }
     noteVersion(written.libraryVersion);
@@ -206,11 +185,5 @@ async function createChunk(
 }
 
 function failedAt(f: FailedEntry, index: number, keys: readonly string[]): FailedEntry {
-  return {
-    index,
-    key: keys[index] as string,
-    code: f.code,
-    message: f.message,
-    reason: f.reason || reasonForCode(f.code),
-  };
+  return failedEntry(index, keys[index], f.code, f.message, f.reason || reasonForCode(f.code));
 }

@@ -12,7 +12,7 @@ import type {
   WriteBatchResult,
   ZoteroClient,
 } from '../zotero/index.js';
-import { reasonForCode } from '../zotero/index.js';
+import { failedEntry, reasonForCode } from '../zotero/index.js';
 
 export const DEFAULT_MAX_ROUNDS = 3;
 
@@ -82,7 +82,7 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
     if (v !== undefined) libraryVersion = Math.max(libraryVersion ?? 0, v);
   };
   const fail = (key: string, code: number, message: string, reason = reasonForCode(code)): void => {
-    failed.push({ index: indexOf.get(key) as number, key, code, message, reason });
+    failed.push(failedEntry(indexOf.get(key) as number, key, code, message, reason));
   };
   /** A thrown error ends the change: its objects fail, unless nothing at all happened yet. */
   const failEach = (keys: string[], error: unknown): void => {

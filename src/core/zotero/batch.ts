@@ -4,8 +4,8 @@
  * (each carries the library version the previous one produced), results mapped back to the
  * caller's input indexes.
  */
-import { toZoteusError, ZoteusError } from '../errors.js';
-import { reasonForCode } from './errors.js';
+import { ZoteusError } from '../errors.js';
+import { failedByError, failedEntry } from './errors.js';
 import type { Http } from './http.js';
 import type {
   CallContext,
@@ -109,11 +109,7 @@ interface WriteAnswer {
 
 /** Failure entries for objects whose request never got a per-object answer. */
 function failAll(indexes: number[], keyAt: (i: number) => string | undefined, error: unknown): FailedEntry[] {
-  const err = toZoteusError(error);
-  return indexes.map((index) => {
-    const key = keyAt(index);
-    return { index, ...(key ? { key } : {}), code: err.status ?? 0, message: err.message, reason: err.code };
-  });
+  return indexes.map((index) => failedByError(index, keyAt(index), error));
 }
 
 export async function writeBatch<T = ZoteroObject>(
@@ -195,13 +191,7 @@ export async function writeBatch<T = ZoteroObject>(
       const index = offset + Number(i);
       const code = typeof failure?.code === 'number' ? failure.code : 0;
       const key = failure?.key ?? keyAt(index);
-      result.failed.push({
-        index,
-        ...(key ? { key } : {}),
-        code,
-        message: http.redact(failure?.message ?? `HTTP ${code}`),
-        reason: reasonForCode(code),
-      });
+      result.failed.push(failedEntry(index, key, code, http.redact(failure?.message ?? `HTTP ${code}`)));
     }
   }
   const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;

@@ -3,9 +3,10 @@
  * built here passes through the redactor (and the shared HTTP layer redacts every error once
  * more on its way out): the API key must never reach a message.
  */
-import { ZoteusError } from '../errors.js';
+import { toZoteusError, ZoteusError } from '../errors.js';
 import { excerpt } from '../http/errors.js';
 import type { Redactor } from '../redact.js';
+import type { FailedEntry } from './types.js';
 
 export { describeTransportError, isTimeout } from '../http/errors.js';
 
@@ -135,6 +136,39 @@ export function networkError(req: RequestDescription, reason: string, timedOut: 
 }
 
 /** Per-object failure code → the string code of agent-interface.md. */
+/**
+ * Whether the same write may land an object Zotero refused with this status: no answer (0),
+ * changed concurrently (412), rate limits and server errors; not a missing object, a refusal,
+ * invalid data or an object that names something missing (409).
+ */
+export function retryableStatus(code: number): boolean {
+  return code === 0 || code === 412 || code === 429 || code >= 500;
+}
+
+/** The failed entry of the object at `index` that Zotero answered with `code` (conventions.md). */
+export function failedEntry(
+  index: number,
+  key: string | undefined,
+  code: number,
+  message: string,
+  reason = reasonForCode(code),
+): FailedEntry {
+  return { index, ...(key ? { key } : {}), code, message, reason, retryable: retryableStatus(code) };
+}
+
+/** The failed entry of an object whose request ended in `error` before Zotero answered for it. */
+export function failedByError(index: number, key: string | undefined, error: unknown): FailedEntry {
+  const err = toZoteusError(error);
+  return {
+    index,
+    ...(key ? { key } : {}),
+    code: err.status ?? 0,
+    message: err.message,
+    reason: err.code,
+    retryable: err.retryable,
+  };
+}
+
 export function reasonForCode(code: number): string {
   switch (code) {
     case 400:

@@ -2,7 +2,7 @@
 export { createZoteroClient, type ZoteroClient } from './client.js';
 export { BATCH_SIZE, chunk } from './batch.js';
 export { cacheKey, libraryOf, type CachedListing, type ListingCache } from './cache.js';
-export { reasonForCode } from './errors.js';
+export { failedByError, failedEntry, reasonForCode, retryableStatus } from './errors.js';
 export {
   DEFAULT_API_URL,
   DEFAULT_MAX_IN_FLIGHT,

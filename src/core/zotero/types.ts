@@ -126,6 +126,8 @@ export interface FailedEntry {
   message: string;
   /** The error code string of agent-interface.md (`conflict`, `not_found`, …). */
   reason: string;
+  /** Whether the same call may land it later as it is (a conflict, a server error), not a refusal. */
+  retryable: boolean;
 }
 
 export interface WriteBatchResult<T = ZoteroObject> {

@@ -1,4 +1,5 @@
 /** The coverage summary: counted from the rows, never taken from the caller. */
+import { plural } from '../../core/words.js';
 import type { CoverageCounts, EvidenceRow } from './types.js';
 
 export function countCoverage(rows: readonly EvidenceRow[]): CoverageCounts {
@@ -10,8 +11,6 @@ export function countCoverage(rows: readonly EvidenceRow[]): CoverageCounts {
   }
   return counts;
 }
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * The one-line summary that ends the Markdown table and starts the MCP result's text, e.g.

@@ -4,8 +4,8 @@
  */
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams } from '../shared/params.js';
 import { boundPage, collectionRow, listParams, pageFields, summarizePage } from './shared.js';
+import { libraryParams } from '../shared/params.js';
 
 export default defineTool({
   name: 'zotero_list_collections',

@@ -12,17 +12,11 @@ import {
   type CollectionAction,
 } from '../../core/library/collections/constants.js';
 import { defineTool, type CliCommand, type Plan, type Tier } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { boundPage, collectionRow, listParams, pageFields, summarizePage } from './shared.js';
+import { failedEntry } from '../shared/output.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
-import {
-  collectionRow,
-  libraryFlags,
-  listParams,
-  pageFields,
-  boundPage,
-  plural,
-  quoteWord,
-  summarizePage,
-} from './shared.js';
+import { libraryFlags, quoteWord } from '../shared/text.js';
 
 type Targeted = 'collection_key' | 'name' | 'parent_collection' | 'item_keys';
 
@@ -106,18 +100,6 @@ const input = z
     }
   });
 
-const failedEntry = z.object({
-  index: z.number().describe('Position of the failed object in the request.'),
-  key: z.string().optional().describe('Item key, when the failed object named one.'),
-  code: z.number().describe('Zotero status for this object, e.g. 400 or 412.'),
-  message: z.string().describe('Why Zotero refused it.'),
-  reason: z
-    .string()
-    .describe(
-      'The error code for it: not_found (404, no such item), permission_denied (403), validation_error (400, 413), conflict (409, or 412 when the item kept changing), or another code of the error table.',
-    ),
-});
-
 const output = z.object({
   collections: z
     .array(collectionRow)
@@ -178,9 +160,6 @@ const findByName = (i: Input, lib: string): string[] => {
   return named ? [`zot collection list --q ${named}${lib}`] : [];
 };
 
-/** Failures worth running again as they are (not a missing item, not a refusal). */
-const RETRYABLE_CODES = new Set([0, 409, 412, 429, 500, 502, 503, 504]);
-
 /** add_items and remove_items: the same texts, but for the direction. */
 function membership(add: boolean): ActionSpec {
   return {
@@ -218,7 +197,7 @@ function membership(add: boolean): ActionSpec {
     },
     next: (out, i, lib) => {
       const again = (out.failed ?? [])
-        .filter((f) => f.key !== undefined && RETRYABLE_CODES.has(f.code))
+        .filter((f) => f.key !== undefined && f.retryable)
         .map((f) => f.key as string);
       if (again.length === 0) return [];
       const flags = add ? '' : ` --yes${i.confirm ? ' --confirm' : ''}`;

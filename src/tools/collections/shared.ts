@@ -6,6 +6,8 @@
 import * as z from 'zod';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { MAX_LIMIT } from '../../core/library/collections/constants.js';
+import { count } from '../../core/words.js';
+import { continuation } from '../shared/text.js';
 
 export const listParams = {
   q: z
@@ -96,12 +98,6 @@ export function boundPage<
   };
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${count(n)} ${n === 1 ? one : many}`;
-}
-
 /** "Showing 1–200 of 1,234 collections." and its empty and incomplete variants. */
 export function summarizePage(
   out: {
@@ -130,29 +126,8 @@ export function summarizePage(
   else if (shown === 0)
     line = `No collections on this page (start ${count(start)}); there are ${count(total)} in total.`;
   else line = `Showing ${count(start + 1)}–${count(start + shown)} of ${count(total)} ${what}.`;
-  if (out.nextStart !== undefined)
-    line += ` ${out.truncated ? 'Cut at the size bound; continue' : 'Continue'} with start=${out.nextStart}.`;
+  line += continuation(out);
   if (out.complete === false)
     line += ` Incomplete: ${out.message ?? 'the listing could not read the whole library.'}`;
   return line;
-}
-
-/** A word for a `next` suggestion, quoted so that the suggestion parser reads it back whole. */
-export function quoteWord(text: string): string | undefined {
-  // A value that starts with a dash would be read as a flag.
-  if (text.startsWith('-')) return undefined;
-  if (!text.includes('"')) return `"${text}"`;
-  if (!text.includes("'")) return `'${text}'`;
-  return undefined;
-}
-
-/** ` --library-id N --library-type T`: suggestions address the library the call addressed. */
-export function libraryFlags(input: {
-  library_id?: number | undefined;
-  library_type?: string | undefined;
-}): string {
-  let out = '';
-  if (input.library_id !== undefined) out += ` --library-id ${input.library_id}`;
-  if (input.library_type !== undefined) out += ` --library-type ${input.library_type}`;
-  return out;
 }

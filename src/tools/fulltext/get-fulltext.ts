@@ -6,8 +6,8 @@
 import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
-import { answeredFields, provenanceField } from '../shared/read.js';
-import { libraryParams, PROVENANCE } from '../shared/params.js';
+import { answeredFields, provenanceField } from '../shared/output.js';
+import { PROVENANCE, libraryParams } from '../shared/params.js';
 
 const locator = {
   page: z

@@ -4,8 +4,10 @@ import { mergeCreate, retryCreateInput } from '../../core/items/retry.js';
 import { localSchema } from '../../core/items/schema.js';
 import { checkedItems } from '../../core/items/validate.js';
 import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { failedList, libraryVersion } from '../shared/output.js';
 import { libraryParams } from '../shared/params.js';
-import { failedList, libraryVersion, plural, quoted } from './shared.js';
+import { quoted } from '../shared/text.js';
 
 const MAX_ITEMS = 1000;
 

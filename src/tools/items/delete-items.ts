@@ -3,8 +3,9 @@ import * as z from 'zod';
 import { DELETE_DISABLED } from '../../core/items/common.js';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams } from '../shared/params.js';
-import { failedList, itemKeys, libraryVersion, plural } from './shared.js';
+import { plural } from '../../core/words.js';
+import { failedList, libraryVersion } from '../shared/output.js';
+import { itemKeys, libraryParams } from '../shared/params.js';
 
 /**
  * Child items an answer lists at most: deleting many parents can take many times as many

@@ -3,8 +3,9 @@ import * as z from 'zod';
 import { citationLine, creatorList, itemYear } from '../../core/items/digest.js';
 import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams, zoteroKey, PROVENANCE } from '../shared/params.js';
-import { answeredFields, asItemJson, provenanceField, webApiItem } from '../shared/read.js';
+import { asItemJson, webApiItem } from './shared.js';
+import { answeredFields, provenanceField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
 
 const child = z.object({
   key: z.string(),

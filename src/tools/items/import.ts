@@ -3,8 +3,9 @@ import * as z from 'zod';
 import { entriesOf, RECORD_FORMATS } from '../../core/items/records.js';
 import { mergeImport, retryImportInput } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
-import { plural, quoted } from './shared.js';
+import { quoted } from '../shared/text.js';
 
 const entryError = z.object({
   code: z.string().describe('Error code (not_found, network_error, rate_limited, validation_error, …).'),

@@ -6,19 +6,13 @@ import * as z from 'zod';
 import { resultLine } from '../../core/items/digest.js';
 import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
-import {
-  answeredFields,
-  asItemJson,
-  nextStartField,
-  pageLine,
-  provenanceField,
-  truncatedField,
-  webApiItem,
-} from '../shared/read.js';
 
 // The port module is a light one (types and this list), so `zot --help` stays cheap.
 import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../core/library/port.js';
+import { asItemJson, webApiItem } from './shared.js';
+import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
+import { pageLine } from '../shared/text.js';
 
 const filterExpr = (what: string, example: string) =>
   z

@@ -1,51 +1,117 @@
-/** Output pieces shared by the item tools, described once so they say the same thing. */
+/**
+ * What the item tools share: an item in the Web API's JSON shape, whatever the backend, and a
+ * digest. Light on purpose: the declarations load for `zot --help`, the library code only when a
+ * handler runs.
+ */
 import * as z from 'zod';
-import { zoteroKey } from '../shared/params.js';
+import type { WebApiItem } from '../../core/library/port.js';
 
-/** A per-object failure (agent-interface.md, "Partial success"). */
-export const failedEntry = z.object({
-  index: z.number().int().describe('Position of the object in the input (from 0).'),
-  key: z.string().optional().describe('The object key (or, for tag deletes, the tag), when known.'),
-  code: z
-    .number()
-    .int()
-    .describe(
-      'HTTP-style status: 404 missing, 403 no access, 400 invalid, 409 conflict, 412 changed concurrently, 413 too long.',
-    ),
-  message: z.string(),
-  reason: z
-    .string()
-    .describe('The error code string (not_found, permission_denied, validation_error, conflict, …).'),
+const creator = z.looseObject({
+  creatorType: z.string(),
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+  name: z.string().optional(),
 });
 
-export const failedList = z
-  .array(failedEntry)
-  .describe('One entry per object that did not land (the others did); empty when all of them landed.');
+const tag = z.looseObject({
+  tag: z.string(),
+  type: z.number().optional().describe('1 for an automatic tag; absent for a manual one.'),
+});
 
-export const libraryVersion = z
-  .number()
-  .int()
-  .optional()
-  .describe(
-    "The library's Last-Modified-Version after this write (absent when nothing was read or written).",
-  );
+/** An item as the Zotero Web API v3 serves it (`GET /users/{id}/items/{key}`), whatever the backend. */
+export const webApiItem = z
+  .looseObject({
+    key: z.string().describe('8-character item key.'),
+    version: z.number().describe('The item’s version (changes on every edit).'),
+    library: z
+      .looseObject({ type: z.enum(['user', 'group']), id: z.number(), name: z.string().optional() })
+      .optional(),
+    meta: z
+      .looseObject({
+        creatorSummary: z.string().optional().describe('"Church and White", "Vaswani et al."'),
+        parsedDate: z.string().optional().describe('The date as YYYY, YYYY-MM or YYYY-MM-DD.'),
+        numChildren: z.number().optional().describe('Child notes and attachments not in the trash.'),
+      })
+      .optional(),
+    data: z
+      .looseObject({
+        key: z.string(),
+        version: z.number(),
+        itemType: z.string().describe('journalArticle, book, note, attachment, …'),
+        title: z.string().optional(),
+        creators: z.array(creator).optional(),
+        tags: z.array(tag).optional(),
+        collections: z.array(z.string()).optional().describe('Keys of the collections the item is in.'),
+        parentItem: z.string().optional().describe('Key of the parent, for a child note or attachment.'),
+        dateAdded: z.string().optional(),
+        dateModified: z.string().optional(),
+      })
+      .describe(
+        'The item’s fields by name (every field of its type, "" when empty), creators, tags, collections, relations, dateAdded, dateModified; note (HTML) for notes; contentType, filename, linkMode for attachments; deleted: 1 when in the trash.',
+      ),
+  })
+  .describe('An item in the Zotero Web API JSON shape (the same whichever backend answered).');
 
-export const itemKeys = (what: string) =>
-  z
-    .array(zoteroKey('Each item key'))
-    .min(1)
-    .max(5000)
-    .describe(`${what} (8-character Zotero keys, e.g. "ABCD2345").`);
+export type ItemJson = z.infer<typeof webApiItem>;
 
-/** A word for a count: `1 item`, `3 items`. */
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+/**
+ * The reader's items as the output schema types them: the same objects (the schema is loose:
+ * every field the backend sends is kept), only the interface lacks the index signatures.
+ */
+export function asItemJson(item: WebApiItem): ItemJson {
+  return item as unknown as ItemJson;
 }
 
-/** Quotes a value for a `next` suggestion (the suggestion checker splits like a shell). */
-export function quoted(value: string): string {
-  return /^[\w.:/-]+$/.test(value) ? value : `"${value.replace(/"/g, "'")}"`;
-}
-
-/** At most this many keys go into a `next` suggestion; longer lists get no suggestion. */
-export const SUGGESTION_KEYS = 10;
+export const digestSchema = z.object({
+  key: z.string(),
+  itemType: z.string(),
+  citation: z
+    .string()
+    .describe('One reference line: creators (year). Title. Container, volume(issue), pages. DOI link.'),
+  title: z.string(),
+  creators: z.array(z.string()).describe('"Last, First"; a role other than the primary one in parentheses.'),
+  year: z.string().nullable().describe('Four digits; null when the item has no date.'),
+  abstract: z
+    .string()
+    .optional()
+    .describe('The abstract’s first 400 characters, cut at a word (a standalone note: its text).'),
+  abstractTruncated: z.boolean().optional().describe('True when the abstract was cut.'),
+  DOI: z.string().optional(),
+  url: z.string().optional(),
+  tags: z.array(z.string()),
+  collections: z.array(z.object({ key: z.string(), name: z.string() })),
+  notes: z
+    .array(z.object({ key: z.string(), title: z.string(), excerpt: z.string() }))
+    .describe('Child notes, oldest first: first line and the first 200 characters of the text.'),
+  attachments: z.array(
+    z.object({
+      key: z.string(),
+      title: z.string(),
+      contentType: z.string().nullable(),
+      filename: z.string().nullable(),
+      linkMode: z.string().nullable(),
+      fulltext: z
+        .boolean()
+        .describe(
+          'Whether it is a file that holds readable text (a stored or linked PDF, EPUB, HTML or text file; a link to a URL holds none), judged from its type, not from the full-text index.',
+        ),
+    }),
+  ),
+  fulltext: z
+    .boolean()
+    .describe(
+      'Whether any attachment is a file that holds readable text (zotero_get_fulltext reads it), judged from the attachments’ types.',
+    ),
+  inTrash: z.literal(true).optional().describe('Present when the item is in the trash.'),
+  omitted: z
+    .object({
+      notes: z.number().int().optional(),
+      attachments: z.number().int().optional(),
+      tags: z.number().int().optional(),
+      collections: z.number().int().optional(),
+    })
+    .optional()
+    .describe(
+      'How many entries of each list were left out: a digest keeps the first 20 notes, attachments, tags and collections (zotero_get_item has them all).',
+    ),
+});

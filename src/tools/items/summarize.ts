@@ -6,16 +6,11 @@
 import * as z from 'zod';
 import { digestText } from '../../core/items/digest.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
-import {
-  answeredFields,
-  digestSchema,
-  nextStartField,
-  pageLine,
-  plural,
-  provenanceField,
-  truncatedField,
-} from '../shared/read.js';
+import { plural } from '../../core/words.js';
+import { digestSchema } from './shared.js';
+import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
+import { pageLine } from '../shared/text.js';
 
 function summary(
   out: {

@@ -2,8 +2,10 @@
 import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams } from '../shared/params.js';
-import { failedList, itemKeys, libraryVersion, plural, quoted, SUGGESTION_KEYS } from './shared.js';
+import { plural } from '../../core/words.js';
+import { failedList, libraryVersion } from '../shared/output.js';
+import { itemKeys, libraryParams } from '../shared/params.js';
+import { SUGGESTION_KEYS, quoted } from '../shared/text.js';
 
 export default defineTool({
   name: 'zotero_trash_items',
@@ -15,8 +17,8 @@ export default defineTool({
     'zotero_delete_items only when permanent deletion is really wanted (and enabled). Items are read and written 50 at a',
     'time (about 2 requests per 50 items); items already where they were asked to be are listed in unchanged. Child notes',
     'and attachments are not flagged themselves; the Zotero apps show them under their trashed parent. Result: updated',
-    '(keys moved), unchanged, failed per item ({index, key, code, message, reason}: 404 for a key that names nothing; the',
-    'others still landed), libraryVersion.',
+    '(keys moved), unchanged, failed per item ({index, key, code, message, reason, retryable}: 404 for a key that names',
+    'nothing; the others still landed), libraryVersion.',
   ].join(' '),
   tier: 'write',
   openWorld: true,

@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { localSchema } from '../../core/items/schema.js';
 import { checkFieldNames, requestedChanges } from '../../core/items/fields.js';
 import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
-import { plural } from './shared.js';
 
 export default defineTool({
   name: 'zotero_update_item',

@@ -1,8 +1,8 @@
 /** `zotero_stats` / `zot stats`: counts of a library and which backend answered. */
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
+import { answeredFields } from '../shared/output.js';
 import { libraryParams } from '../shared/params.js';
-import { answeredFields } from '../shared/read.js';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 

@@ -2,8 +2,8 @@
 import * as z from 'zod';
 import { clipText, fitRows, nextStartOf, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
-import { plural } from '../items/shared.js';
+import { plural } from '../../core/words.js';
+import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
 
 /** Characters of each note's text (and HTML) an answer holds, by default. */
 const NOTE_MAX_CHARS = 10_000;

@@ -6,8 +6,8 @@
 import * as z from 'zod';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
-import { provenanceField } from '../shared/read.js';
+import { provenanceField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
 
 const FIELDS = TEXT_COLUMNS;
 

@@ -1,8 +1,9 @@
 /** `zotero_list_tags` / `zot tag list`: the tags of a library with how many items carry each. */
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams, PROVENANCE } from '../shared/params.js';
-import { answeredFields, nextStartField, pageLine, provenanceField, truncatedField } from '../shared/read.js';
+import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
+import { PROVENANCE, libraryParams } from '../shared/params.js';
+import { pageLine } from '../shared/text.js';
 
 function summary(
   out: {

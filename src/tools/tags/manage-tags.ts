@@ -3,8 +3,10 @@ import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
 import { checkTagsInput, TAG_ACTIONS, tagsBulk, tagsToDelete } from '../../core/items/tag-input.js';
 import { defineTool } from '../../core/tool.js';
-import { libraryParams } from '../shared/params.js';
-import { failedList, itemKeys, libraryVersion, plural, quoted, SUGGESTION_KEYS } from '../items/shared.js';
+import { plural } from '../../core/words.js';
+import { failedList, libraryVersion } from '../shared/output.js';
+import { itemKeys, libraryParams } from '../shared/params.js';
+import { SUGGESTION_KEYS, quoted } from '../shared/text.js';
 
 const tagName = z.string().min(1).max(255);
 const ITEM_OMIT = ['new_name', 'tags'];
@@ -53,7 +55,8 @@ export default defineTool({
     'listed in unchanged and cost no write. When the server sets a bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES, off by',
     'default), removing a tag from more items than that, or deleting tags that more items carry, needs confirm: true. Tag',
     'names are case-sensitive. Result: updated (item keys changed), unchanged, failed per item ({index, key, code, message,',
-    'reason}: the others still landed), deleted and itemsAffected for "delete", libraryVersion. A rename lists at most',
+    'reason, retryable}: the others still landed; for "delete", key is the tag), deleted and itemsAffected for "delete",',
+    'libraryVersion. A rename lists at most',
     `${RENAME_KEYS_SHOWN.toLocaleString('en-US')} keys in updated and in unchanged; updatedTotal and unchangedTotal then count them all.`,
   ].join(' '),
   tier: 'destructive',

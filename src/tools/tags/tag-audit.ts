@@ -5,8 +5,9 @@
 import * as z from 'zod';
 import { jsonBytes, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
-import { answeredFields, plural, provenanceField } from '../shared/read.js';
-import { libraryParams, PROVENANCE, zoteroKey } from '../shared/params.js';
+import { plural } from '../../core/words.js';
+import { answeredFields, provenanceField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
 
 const word = z.string().min(1).max(255);
 

@@ -65,8 +65,8 @@ describe('retries', () => {
         { index: 2, key: 'CCCC2222', itemType: 'book' },
       ],
       failed: [
-        { index: 3, code: 409, message: 'x', reason: 'conflict' },
-        { index: 1, code: 409, message: 'y', reason: 'conflict' },
+        { index: 3, code: 409, message: 'x', reason: 'conflict', retryable: false },
+        { index: 1, code: 409, message: 'y', reason: 'conflict', retryable: false },
       ],
     };
     expect(retryCreateInput(input, previous)).toBe(input);
@@ -76,7 +76,7 @@ describe('retries', () => {
         { index: 2, key: 'CCCC2222', itemType: 'book' },
         { index: 3, key: 'DDDD2222', itemType: 'book' },
       ],
-      failed: [{ index: 1, code: 409, message: 'still', reason: 'conflict' }],
+      failed: [{ index: 1, code: 409, message: 'still', reason: 'conflict', retryable: false }],
       libraryVersion: 9,
     };
     expect(mergeCreate(previous, retry)).toEqual(retry);
@@ -117,11 +117,13 @@ describe('retries', () => {
 
   it('object batches: failed entries back at their original indexes', () => {
     const previous = [
-      { index: 4, key: 'AAAA2222', code: 412, message: '', reason: 'conflict' },
-      { index: 9, key: 'BBBB2222', code: 500, message: '', reason: 'api_error' },
+      { index: 4, key: 'AAAA2222', code: 412, message: '', reason: 'conflict', retryable: true },
+      { index: 9, key: 'BBBB2222', code: 500, message: '', reason: 'api_error', retryable: true },
     ];
     expect(
-      remapFailed(previous, [{ index: 1, key: 'BBBB2222', code: 500, message: '', reason: 'api_error' }]),
-    ).toEqual([{ index: 9, key: 'BBBB2222', code: 500, message: '', reason: 'api_error' }]);
+      remapFailed(previous, [
+        { index: 1, key: 'BBBB2222', code: 500, message: '', reason: 'api_error', retryable: true },
+      ]),
+    ).toEqual([{ index: 9, key: 'BBBB2222', code: 500, message: '', reason: 'api_error', retryable: true }]);
   });
 });

@@ -145,7 +145,14 @@ describe('add_items and remove_items: batches of 50, never one request per item'
     const out = await manage({ action: 'add_items', collection_key: coll, item_keys: keys });
     expect(out.updated).toEqual([keys[0], keys[2]]);
     expect(out.failed).toEqual([
-      { index: 1, key: busy, code: 412, message: expect.stringMatching(/kept changing/), reason: 'conflict' },
+      {
+        index: 1,
+        key: busy,
+        code: 412,
+        message: expect.stringMatching(/kept changing/),
+        reason: 'conflict',
+        retryable: true,
+      },
     ]);
   });
 
@@ -161,6 +168,7 @@ describe('add_items and remove_items: batches of 50, never one request per item'
         code: 404,
         message: 'Item MISS2345 does not exist in library users/1.',
         reason: 'not_found',
+        retryable: false,
       },
       {
         index: 3,
@@ -168,6 +176,7 @@ describe('add_items and remove_items: batches of 50, never one request per item'
         code: 404,
         message: 'Item GXNE2345 does not exist in library users/1.',
         reason: 'not_found',
+        retryable: false,
       },
     ]);
     expect(membership(world, keys).every((c) => c[0] === coll)).toBe(true);
@@ -186,6 +195,7 @@ describe('add_items and remove_items: batches of 50, never one request per item'
         code: 400,
         message: 'Child items cannot be assigned to collections',
         reason: 'validation_error',
+        retryable: false,
       },
     ]);
   });

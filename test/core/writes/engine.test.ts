@@ -85,6 +85,7 @@ describe('applySetChange: collection membership', () => {
         code: 404,
         message: expect.stringContaining('ZZZZZZZZ'),
         reason: 'not_found',
+        retryable: false,
       },
     ]);
   });
@@ -150,7 +151,14 @@ describe('applySetChange: collection membership', () => {
     });
     expect(result.succeeded).toEqual([calm]);
     expect(result.failed).toEqual([
-      { index: 1, key: busy, code: 412, message: expect.stringMatching(/kept changing/), reason: 'conflict' },
+      {
+        index: 1,
+        key: busy,
+        code: 412,
+        message: expect.stringMatching(/kept changing/),
+        reason: 'conflict',
+        retryable: true,
+      },
     ]);
     expect(count('GET')).toBe(3);
     expect(count('POST')).toBe(3);

@@ -451,6 +451,7 @@ describe('zot collection add / remove', () => {
             code: 404,
             message: `Item ${missing} does not exist in library users/1.`,
             reason: 'not_found',
+            retryable: false,
           },
         ],
         libraryVersion: world.server.library(USER).version,

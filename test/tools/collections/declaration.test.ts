@@ -240,8 +240,8 @@ describe('declarations', () => {
       {
         updated: ['AAAA2345'],
         failed: [
-          { index: 1, key: 'BBBB2345', code: 412, message: 'x', reason: 'conflict' },
-          { index: 2, key: 'CCCC2345', code: 404, message: 'x', reason: 'not_found' },
+          { index: 1, key: 'BBBB2345', code: 412, message: 'x', reason: 'conflict', retryable: true },
+          { index: 2, key: 'CCCC2345', code: 404, message: 'x', reason: 'not_found', retryable: false },
         ],
       },
       {
@@ -292,7 +292,7 @@ describe('declarations', () => {
         {
           updated: ['A'],
           unchanged: ['B', 'C'],
-          failed: [{ index: 3, key: 'D', code: 404, message: '', reason: 'not_found' }],
+          failed: [{ index: 3, key: 'D', code: 404, message: '', reason: 'not_found', retryable: false }],
         },
         { action: 'remove_items', collection_key: 'ABCD2345', item_keys: ['A', 'B', 'C', 'D'] },
       ),
@@ -314,8 +314,8 @@ describe('declarations', () => {
       updated: ['AAAA2345'],
       unchanged: ['DDDD2345'],
       failed: [
-        { index: 1, key: 'BBBB2345', code: 412, message: 'm', reason: 'conflict' },
-        { index: 2, key: 'CCCC2345', code: 404, message: 'm', reason: 'not_found' },
+        { index: 1, key: 'BBBB2345', code: 412, message: 'm', reason: 'conflict', retryable: true },
+        { index: 2, key: 'CCCC2345', code: 404, message: 'm', reason: 'not_found', retryable: false },
       ],
       libraryVersion: 5,
     };
@@ -323,13 +323,13 @@ describe('declarations', () => {
     const second = {
       updated: ['BBBB2345'],
       unchanged: [],
-      failed: [{ index: 1, key: 'CCCC2345', code: 404, message: 'm', reason: 'not_found' }],
+      failed: [{ index: 1, key: 'CCCC2345', code: 404, message: 'm', reason: 'not_found', retryable: false }],
       libraryVersion: 7,
     };
     expect(retry.merge(first, second)).toEqual({
       updated: ['AAAA2345', 'BBBB2345'],
       unchanged: ['DDDD2345'],
-      failed: [{ index: 2, key: 'CCCC2345', code: 404, message: 'm', reason: 'not_found' }],
+      failed: [{ index: 2, key: 'CCCC2345', code: 404, message: 'm', reason: 'not_found', retryable: false }],
       libraryVersion: 7,
     });
     expect(retry.input(input, { ...first, failed: [] })).toBeNull();

@@ -80,6 +80,7 @@ describe('zotero_create_items in process', () => {
         code: 409,
         message: expect.stringContaining('ZZZZ2345'),
         reason: 'conflict',
+        retryable: false,
       },
     ]);
   });
@@ -159,7 +160,9 @@ describe('zot create', () => {
     const env = envelope(first);
     expect(env.ok).toBe('partial');
     expect(env.meta).toMatchObject({ total: 3, sync_required: true });
-    expect(env.data.failed).toEqual([expect.objectContaining({ index: 1, code: 409, reason: 'conflict' })]);
+    expect(env.data.failed).toEqual([
+      expect.objectContaining({ index: 1, code: 409, reason: 'conflict', retryable: false }),
+    ]);
 
     w.world.server.library(LIB).addCollections([{ key: 'ZZZZ2345', name: 'Now exists' }]);
     w.world.server.clearLog();

@@ -37,6 +37,12 @@ export function idempotencyStorePath(config: Config): string {
   return join(config.cacheDir, 'idempotency.db');
 }
 
+/** The store of this configuration, loaded on first use (SQLite costs a read its start). */
+export async function openIdempotencyStoreOf(config: Config): Promise<IdempotencyStore> {
+  const { openIdempotencyStore } = await import('../store/idempotency.js');
+  return openIdempotencyStore(idempotencyStorePath(config));
+}
+
 /**
  * Errors that are the request's outcome, replayed like a success. Not those that retrying can
  * change (retryable ones, or where the outcome is unknown), nor those about the caller's

@@ -6,7 +6,7 @@
 import type { Config } from '../../core/config.js';
 import { createDeps } from '../../core/deps.js';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
-import { idempotencyStorePath, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/call/idempotency.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, openIdempotencyStoreOf } from '../../core/call/idempotency.js';
 import { renderErrorRefs, renderValueRefs, type RefRenderer } from '../../core/call/refs.js';
 import { runCall } from '../../core/call/run.js';
 import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
@@ -97,10 +97,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
         idemKey === undefined
           ? undefined
           : {
-              open: async () => {
-                const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
-                return openIdempotencyStore(idempotencyStorePath(config));
-              },
+              open: () => openIdempotencyStoreOf(config),
               scope,
               key: idemKey,
             },

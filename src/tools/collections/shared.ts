@@ -5,9 +5,20 @@
  */
 import * as z from 'zod';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
-import { MAX_LIMIT } from '../../core/library/collections/constants.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../core/library/collections/constants.js';
 import { count } from '../../core/words.js';
+import { pagingParams } from '../shared/params.js';
 import { continuation } from '../shared/text.js';
+
+// Seeds 000 and 001 word them.
+const paging = pagingParams(
+  { rows: 'Collections', default: DEFAULT_LIMIT, max: MAX_LIMIT },
+  {
+    limit: `Collections to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`,
+    start:
+      'Zero-based offset into the listing, for paging (default 0). Page with start += limit while `totalResults` is larger.',
+  },
+);
 
 export const listParams = {
   q: z
@@ -16,21 +27,8 @@ export const listParams = {
     .describe(
       'Only collections whose name contains this text (case-insensitive), searched over the whole library, not one page. Use it to find a collection by name.',
     ),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LIMIT)
-    .optional()
-    .describe('Collections to return (default 200, at most 1000).'),
-  start: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(
-      'Zero-based offset into the listing, for paging (default 0). Page with start += limit while `totalResults` is larger.',
-    ),
+  limit: paging.limit,
+  start: paging.start,
 };
 
 export const collectionRow = z.object({

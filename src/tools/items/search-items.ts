@@ -11,7 +11,7 @@ import { defineTool } from '../../core/tool.js';
 import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../core/library/port.js';
 import { asItemJson, webApiItem } from './shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
+import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
 
 const filterExpr = (what: string, example: string) =>
@@ -138,14 +138,12 @@ export default defineTool({
         .enum(['asc', 'desc'])
         .optional()
         .describe('Sort direction (default desc for dates, asc for the others).'),
-      start: z.number().int().min(0).optional().describe('Zero-based offset of the page (default 0).'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(100)
-        .optional()
-        .describe('Items per page (default 25, at most 100; a page holds at most about 40 KB of items).'),
+      ...pagingParams({
+        rows: 'Items',
+        default: 25,
+        max: 100,
+        note: 'a page holds at most about 40 KB of items',
+      }),
       addedWithinDays: z
         .number()
         .int()

@@ -9,7 +9,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { digestSchema } from './shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
+import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
 
 function summary(
@@ -90,23 +90,15 @@ export default defineTool({
       collectionKey: zoteroKey('collectionKey')
         .optional()
         .describe('Without item_keys: only the top-level items directly in this collection.'),
-      start: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe(
-          'Without item_keys: zero-based offset into the items in the order they were added (default 0).',
-        ),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(100_000)
-        .optional()
-        .describe(
-          'Without item_keys: at most this many digests (default 25; with all: true as many as fit). An answer holds at most about 40 KB of digests.',
-        ),
+      ...pagingParams(
+        { rows: 'Digests', default: 25, max: 100_000 },
+        {
+          start:
+            'Without item_keys: zero-based offset into the items in the order they were added (default 0): the nextStart of a previous answer.',
+          limit:
+            'Without item_keys: at most this many digests (default 25, at most 100,000; with all: true as many as fit). An answer holds at most about 40 KB of digests.',
+        },
+      ),
       ...libraryParams,
     })
     .strict(),

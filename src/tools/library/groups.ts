@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
+import { pagingParams, type PageSize } from '../shared/params.js';
 
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 500;
+const PAGE: PageSize = { rows: 'Groups', default: 100, max: 500 };
 
 const group = z.object({
   id: z
@@ -60,14 +60,7 @@ export default defineTool({
   cli: [{ path: ['groups'] }],
   input: z
     .object({
-      start: z.number().int().min(0).optional().describe('Zero-based offset of the page (default 0).'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_LIMIT)
-        .optional()
-        .describe(`Groups per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`),
+      ...pagingParams(PAGE),
     })
     .strict(),
   output: z.object({
@@ -138,7 +131,7 @@ export default defineTool({
     }
     groups.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
     const start = input.start ?? 0;
-    const page = fitRows(groups.slice(start, start + (input.limit ?? DEFAULT_LIMIT)));
+    const page = fitRows(groups.slice(start, start + (input.limit ?? PAGE.default)));
     const nextStart = nextStartOf(start, page.rows.length, groups.length);
     return {
       groups: page.rows,

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { clipText, fitRows, nextStartOf, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
-import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
+import { PROVENANCE, libraryParams, startParam, zoteroKey } from '../shared/params.js';
 
 /** Characters of each note's text (and HTML) an answer holds, by default. */
 const NOTE_MAX_CHARS = 10_000;
@@ -59,12 +59,7 @@ export default defineTool({
         .describe(
           'Start the notes longer than max_chars at this character (the end a previous answer gave); shorter notes are always whole.',
         ),
-      start: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('Zero-based offset into the notes (default 0): the nextStart of a previous answer.'),
+      start: startParam('Zero-based offset into the notes (default 0): the nextStart of a previous answer.'),
       ...libraryParams,
     })
     .strict(),

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
-import { PROVENANCE, libraryParams } from '../shared/params.js';
+import { PROVENANCE, libraryParams, pagingParams } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
 
 function summary(
@@ -61,14 +61,7 @@ export default defineTool({
         .enum(['tag', 'numItems'])
         .optional()
         .describe('"tag" (default): by name, case-insensitive. "numItems": most used first.'),
-      start: z.number().int().min(0).optional().describe('Zero-based offset of the page (default 0).'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(1000)
-        .optional()
-        .describe('Tags per page (default 100, at most 1,000).'),
+      ...pagingParams({ rows: 'Tags', default: 100, max: 1000 }),
       ...libraryParams,
     })
     .strict(),

@@ -17,8 +17,8 @@ import listTool from '../../../src/tools/collections/list-collections.js';
 import manageTool from '../../../src/tools/collections/manage-collections.js';
 import { tools } from '../../../src/tools/index.js';
 
-const manage = manageTool as unknown as AnyTool;
-const list = listTool as unknown as AnyTool;
+const manage = manageTool;
+const list = listTool;
 const root = buildTree(tools);
 
 function refusal(tool: AnyTool, args: Record<string, unknown>): { field?: string; message: string } {

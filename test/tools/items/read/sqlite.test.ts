@@ -37,7 +37,7 @@ async function run<T extends AnyTool>(
 }
 
 const search = (input: Record<string, unknown>, deps?: Deps) =>
-  run(searchItems as unknown as AnyTool, input, deps) as Promise<{
+  run(searchItems, input, deps) as Promise<{
     items: Array<{ key: string; data: Record<string, unknown> }>;
     totalResults: number;
     start: number;
@@ -172,7 +172,7 @@ describe('zotero_search_items on zotero.sqlite', () => {
 
 describe('zotero_get_item on zotero.sqlite', () => {
   const get = (input: Record<string, unknown>) =>
-    run(getItem as unknown as AnyTool, input) as Promise<{
+    run(getItem, input) as Promise<{
       item: { key: string; data: Record<string, unknown> };
       children: Array<Record<string, unknown>>;
       collections: Array<{ key: string; name: string }>;
@@ -231,7 +231,7 @@ describe('zotero_get_item on zotero.sqlite', () => {
 
 describe('zotero_list_tags on zotero.sqlite', () => {
   const tags = (input: Record<string, unknown>) =>
-    run(listTags as unknown as AnyTool, input) as Promise<{
+    run(listTags, input) as Promise<{
       tags: Array<{ tag: string; type: number; numItems: number }>;
       totalResults: number;
       start: number;
@@ -264,7 +264,7 @@ describe('zotero_list_tags on zotero.sqlite', () => {
 
 describe('zotero_stats on zotero.sqlite', () => {
   it('counts by type, top-level, notes, attachments, trash, collections, tags, version, backend', async () => {
-    const s = (await run(stats as unknown as AnyTool, {})) as unknown as StatsOutput;
+    const s = (await run(stats, {})) as unknown as StatsOutput;
     expect(s).toMatchObject({ backend: 'sqlite', library: SAMPLE_USER });
     expect(s.libraryVersion).toEqual(expect.any(Number));
     const sum = Object.values(s.items.byType).reduce((a, b) => a + b, 0);
@@ -292,7 +292,7 @@ describe('zotero_summarize on zotero.sqlite', () => {
     backend: string;
   };
   const digest = (input: Record<string, unknown>, deps?: Deps) =>
-    run(summarize as unknown as AnyTool, input, deps) as Promise<Out>;
+    run(summarize, input, deps) as Promise<Out>;
 
   it('digests of items by key: citation, creators, year, abstract, tags, collections, notes, full text', async () => {
     const r = await digest({ item_keys: [I.seaLevelArticle, I.muellerThesis] });

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../core/library/collections/constants.js';
 import { count } from '../../core/words.js';
+import { nextStartField } from '../shared/output.js';
 import { pagingParams } from '../shared/params.js';
 import { continuation } from '../shared/text.js';
 
@@ -65,10 +66,7 @@ export const pageFields = {
     .describe(
       'Why the listing is incomplete (the cap, or a server that ignores paging); absent when complete.',
     ),
-  nextStart: z
-    .number()
-    .optional()
-    .describe('Where the next page starts (pass it as start); absent when this page is the last.'),
+  nextStart: nextStartField,
   truncated: z
     .boolean()
     .optional()

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
-import { PROVENANCE, libraryParams } from '../shared/params.js';
+import { PROVENANCE, libraryParams, maxCharsParam } from '../shared/params.js';
 
 const locator = {
   page: z
@@ -60,15 +60,10 @@ export default defineTool({
           'Pages to return: "7" or "3-5" (1-based, as the PDF counts them, not printed page labels).',
         ),
       outline: z.boolean().optional().describe('Return the PDF’s table of contents (title, page, level).'),
-      max_chars: z
-        .number()
-        .int()
-        .min(100)
-        .max(200_000)
-        .optional()
-        .describe(
-          'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with offset.',
-        ),
+      max_chars: maxCharsParam(
+        'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with offset.',
+        200_000,
+      ),
       offset: z
         .number()
         .int()

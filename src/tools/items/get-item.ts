@@ -5,7 +5,7 @@ import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
 import { asItemJson, webApiItem } from './shared.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
+import { PROVENANCE, libraryParams, maxCharsParam, zoteroKey } from '../shared/params.js';
 
 const child = z.object({
   key: z.string(),
@@ -82,15 +82,9 @@ export default defineTool({
       item_key: zoteroKey('item_key').describe(
         'The item’s key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, e.g. "ABCD2345".',
       ),
-      max_chars: z
-        .number()
-        .int()
-        .min(100)
-        .max(100_000)
-        .optional()
-        .describe(
-          'At most this many characters of each text field of the item (default 10,000; fewer when the item would not fit in the answer’s size bound, about 40 KB).',
-        ),
+      max_chars: maxCharsParam(
+        'At most this many characters of each text field of the item (default 10,000; fewer when the item would not fit in the answer’s size bound, about 40 KB).',
+      ),
       offset: z
         .number()
         .int()

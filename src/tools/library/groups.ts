@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
+import { nextStartField } from '../shared/output.js';
 import { pagingParams, type PageSize } from '../shared/params.js';
 
 const PAGE: PageSize = { rows: 'Groups', default: 100, max: 500 };
@@ -73,11 +74,7 @@ export default defineTool({
       ),
     message: z.string().optional().describe('Why the listing is incomplete; absent when complete.'),
     start: z.number().int().optional().describe('The offset this page starts at.'),
-    nextStart: z
-      .number()
-      .int()
-      .optional()
-      .describe('Where the next page starts (pass it as start); absent when this page is the last.'),
+    nextStart: nextStartField,
     truncated: z
       .boolean()
       .optional()

@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { clipText, fitRows, nextStartOf, ROWS_BUDGET } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
-import { PROVENANCE, libraryParams, startParam, zoteroKey } from '../shared/params.js';
+import { nextStartField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, maxCharsParam, startParam, zoteroKey } from '../shared/params.js';
 
 /** Characters of each note's text (and HTML) an answer holds, by default. */
 const NOTE_MAX_CHARS = 10_000;
@@ -42,15 +43,9 @@ export default defineTool({
       note_key: zoteroKey('note_key')
         .optional()
         .describe('Only this child note (to read one long note on with offset).'),
-      max_chars: z
-        .number()
-        .int()
-        .min(100)
-        .max(100_000)
-        .optional()
-        .describe(
-          'At most this many characters of each note’s text and HTML (default 10,000; fewer when a note would not fit in the answer’s size bound, about 40 KB).',
-        ),
+      max_chars: maxCharsParam(
+        'At most this many characters of each note’s text and HTML (default 10,000; fewer when a note would not fit in the answer’s size bound, about 40 KB).',
+      ),
       offset: z
         .number()
         .int()
@@ -89,11 +84,7 @@ export default defineTool({
       .describe('This page of the child notes, oldest change first.'),
     totalResults: z.number().int().describe('Child notes the server counts (1 with note_key).'),
     start: z.number().int().optional().describe('The offset this page starts at.'),
-    nextStart: z
-      .number()
-      .int()
-      .optional()
-      .describe('Where the next page starts (pass it as start); absent when this page is the last.'),
+    nextStart: nextStartField,
     truncated: z
       .boolean()
       .optional()

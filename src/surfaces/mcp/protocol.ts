@@ -17,6 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import {
   PROTOCOL_VERSION_META_KEY,
+  UnsupportedProtocolVersionError,
+  type JSONRPCErrorResponse,
   type RequestId,
   type Server,
   type ServerContext,
@@ -44,6 +46,28 @@ export function revisionOf(server: Server, ctx: Pick<ServerContext, 'mcpReq'>): 
   if (typeof claimed === 'string') return claimed;
   // Deprecated in the SDK for 2026-07-28 requests only; it is what a 2025 connection negotiated.
   return server.getNegotiatedProtocolVersion() ?? 'unknown';
+}
+
+/**
+ * The `-32022` answer to a request whose `_meta` envelope claims a revision other than the
+ * stateless one this server speaks; undefined for any other message. The SDK checks the
+ * opening request of a stdio connection and every HTTP request; stdio.ts checks the rest.
+ */
+export function unsupportedRevision(message: unknown): JSONRPCErrorResponse | undefined {
+  const m = message as {
+    id?: unknown;
+    method?: unknown;
+    params?: { _meta?: Record<string, unknown> };
+  } | null;
+  if (m === null || typeof m !== 'object' || typeof m.method !== 'string') return undefined;
+  if (typeof m.id !== 'string' && typeof m.id !== 'number') return undefined;
+  const claimed = m.params?._meta?.[PROTOCOL_VERSION_META_KEY];
+  if (claimed === undefined || claimed === MODERN_REVISION) return undefined;
+  const error = new UnsupportedProtocolVersionError({
+    supported: [MODERN_REVISION],
+    requested: typeof claimed === 'string' ? claimed : JSON.stringify(claimed),
+  });
+  return { jsonrpc: '2.0', id: m.id, error: { code: error.code, message: error.message, data: error.data } };
 }
 
 /** The result with the request id added to its `_meta` (a copy; the result may be shared). */

@@ -6,10 +6,11 @@
  * request carries its own envelope, checked by the SDK (a missing or malformed one is a
  * `-32602`, an unsupported revision a `-32022` naming the supported ones).
  *
- * The transport is the SDK's, with two differences: a `tools/call` whose arguments are no
- * object is handed to the server with them set aside (protocol.ts), and the end of stdin
- * closes the connection only once every request read before it has been answered (a client
- * may send its last request and close stdin at once).
+ * The transport is the SDK's, with three differences: a `tools/call` whose arguments are no
+ * object is handed to the server with them set aside (protocol.ts); a request whose envelope
+ * claims another revision is answered `-32022` whenever it comes (the SDK checks the first
+ * only); and the end of stdin closes the connection only once every request read before it
+ * has been answered (a client may send its last request and close stdin at once).
  */
 import type { Readable, Writable } from 'node:stream';
 import type {
@@ -20,7 +21,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { SetAsideArguments } from './protocol.js';
+import { SetAsideArguments, unsupportedRevision } from './protocol.js';
 import { configureInstance } from './server.js';
 
 export interface StdioOptions {
@@ -55,10 +56,24 @@ class DrainingStdioTransport implements Transport {
   async start(): Promise<void> {
     this.#inner.onmessage = (message) => {
       const m = message as { id?: unknown; method?: unknown };
-      if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-        this.#pending.add(m.id);
+      const id =
+        typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')
+          ? m.id
+          : undefined;
+      // The SDK checks the envelope's revision on the opening request only.
+      const refusal = unsupportedRevision(message);
+      if (id !== undefined) this.#pending.add(id);
+      if (refusal) {
+        this.send(refusal).catch((error: unknown) => this.onerror?.(error as Error));
+        return;
       }
-      this.onmessage?.(this.setAside.inbound(message));
+      try {
+        this.onmessage?.(this.setAside.inbound(message));
+      } catch (error) {
+        // Nothing will answer it: it must not hold the end of the connection.
+        if (id !== undefined) this.#pending.delete(id);
+        throw error;
+      }
     };
     this.#inner.onclose = () => {
       this.#closed();

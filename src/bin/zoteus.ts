@@ -10,8 +10,11 @@ import { CLI_VERSION } from '../core/version.js';
 const USAGE = `Usage: zoteus [--http] [--port N] [--host H]
 
 Runs the Zoteus MCP server (zotero_* tools) over stdio, or over Streamable HTTP with --http
-(default http://127.0.0.1:8765/mcp; loopback hosts only). Configuration comes from the
-environment (ZOTERO_API_KEY, ZOTERO_LIBRARY_ID, ZOTEUS_READ_ONLY, ...); see \`zot config show\`.`;
+(default http://127.0.0.1:8765/mcp; loopback hosts only). Clients of the stateless 2026-07-28
+revision and of the initialize-based 2025-11-25, 2025-06-18 and 2025-03-26 work on both; stderr
+has one line per request naming the revision it used. Configuration comes from the environment
+(ZOTERO_API_KEY, ZOTERO_LIBRARY_ID, ZOTEUS_READ_ONLY, ...; see \`zot config show\`); with --http
+also ZOTEUS_HTTP_MAX_SESSIONS, ZOTEUS_HTTP_SESSION_IDLE_S and ZOTEUS_HTTP_ALLOWED_ORIGINS.`;
 
 function usageError(message: string): number {
   process.stderr.write(`zoteus: validation_error: ${message}\nHint: Run \`zoteus --help\` for usage.\n`);

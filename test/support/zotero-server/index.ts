@@ -136,6 +136,12 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     addKey: (k) => state.addKey(k),
     addGroup: (g) => state.addGroup(g),
     library: (prefix) => state.library(prefix),
+    setSchema: (json) => {
+      state.schema =
+        json === undefined
+          ? undefined
+          : { json, etag: `"schema-${(json as { version?: unknown }).version ?? 0}"` };
+    },
     setLatency: (ms) => {
       latency = ms;
     },

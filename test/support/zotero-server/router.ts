@@ -3,7 +3,7 @@
  * `/keys`, `/users/{id}/groups`, and the library routes with their permission checks.
  */
 import { authenticate, authorizeLibrary } from './auth.js';
-import { HttpError, type Ctx } from './http.js';
+import { HttpError, send, type Ctx } from './http.js';
 import { handleKeys, handleUserGroups } from './routes-keys.js';
 import { handleRead } from './routes-read.js';
 import { handleWrite } from './routes-write.js';
@@ -19,6 +19,9 @@ export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean): void 
   }
   const [top, id] = segments;
   if (top === 'keys') return handleKeys(ctx, state, segments);
+  if (top === 'schema' && segments.length === 1 && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    return handleSchema(ctx, state);
+  }
   if ((top !== 'users' && top !== 'groups') || !id || !/^\d+$/.test(id))
     throw new HttpError(404, 'Not found');
 
@@ -33,4 +36,14 @@ export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean): void 
   const r = { ctx, state, lib, segments: segments.slice(2), ignoreStart };
   const handled = read ? handleRead(r) : handleWrite(r);
   if (!handled) throw new HttpError(read ? 404 : 405, read ? 'Not found' : 'Method not allowed');
+}
+
+/** `GET /schema`: Zotero's schema.json with an ETag (`If-None-Match` → 304), when one was set. */
+function handleSchema(ctx: Ctx, state: ServerState): void {
+  if (!state.schema) throw new HttpError(404, 'Not found');
+  if (ctx.headers['if-none-match'] === state.schema.etag) {
+    send(ctx, 304, undefined, { ETag: state.schema.etag });
+    return;
+  }
+  send(ctx, 200, state.schema.json, { ETag: state.schema.etag });
 }

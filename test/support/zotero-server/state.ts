@@ -159,6 +159,8 @@ export class Library implements TestLibrary, Store {
 }
 
 export class ServerState {
+  /** What `GET /schema` serves (set with `setSchema`); unset: 404, as a server without it. */
+  schema: { json: unknown; etag: string } | undefined;
   users = new Map<number, UserRecord>();
   keys = new Map<string, KeyRecord>();
   groups = new Map<number, GroupRecord>();

@@ -197,6 +197,8 @@ export interface ZoteroTestServer {
   /** `users/123` or `groups/456`; created on first use. */
   library(prefix: string): TestLibrary;
   faults: FaultInjector;
+  /** Serve this as `GET /schema` (Zotero's schema.json), with an ETag; `undefined`: 404 again. */
+  setSchema(json: unknown): void;
   setLatency(ms: number): void;
   /**
    * Also serve the libraries as the desktop app's local API under `/api` (returns that base

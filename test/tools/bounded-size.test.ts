@@ -358,10 +358,10 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       { world: 'desktop', args: { action: 'status' }, why: 'the status of the 20,000-item library' },
     ],
     zotero_semantic_search: [
-      { world: 'desktop', args: { query: 'climate ocean model', library_id: GROUP }, why: 'default hits' },
+      { world: 'desktop', args: { q: 'climate ocean model', library_id: GROUP }, why: 'default hits' },
       {
         world: 'desktop',
-        args: { query: 'climate ocean model', library_id: GROUP, limit: 50 },
+        args: { q: 'climate ocean model', library_id: GROUP, limit: 50 },
         why: 'the most hits',
       },
     ],
@@ -425,7 +425,11 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       { world: 'web', args: { item_key: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],
     zotero_manage_tags: [
-      { world: 'web', args: { action: 'add', tag: 'batch', item_keys: batch }, why: '500 items, 20 missing' },
+      {
+        world: 'web',
+        args: { action: 'add_items', tag: 'batch', item_keys: batch },
+        why: '500 items, 20 missing',
+      },
       {
         world: 'web',
         args: { action: 'rename', tag: W.renameTag, new_name: 'renamed' },

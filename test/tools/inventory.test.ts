@@ -49,6 +49,15 @@ describe('tool inventory', () => {
     expect(() => buildTree(tools)).not.toThrow();
   });
 
+  it('the same kind of change has the same tier (conventions.md, "Safety tiers")', () => {
+    const root = buildTree(tools);
+    const tier = (path: string) => findNode(root, path.split(' ')).node.tier;
+    for (const path of ['collection remove', 'collection delete', 'tag remove', 'tag delete', 'delete'])
+      expect(tier(path), path).toBe('destructive');
+    for (const path of ['collection add', 'tag add', 'tag rename', 'trash', 'trash restore'])
+      expect(tier(path), path).toBe('write');
+  });
+
   it('every CLI group has real help, declared beside its tools, and every declared group is one', () => {
     const root = buildTree(tools, undefined, groups);
     const grouping: CommandNode[] = [];

@@ -133,16 +133,20 @@ const CASES: Record<string, Case> = {
         expect(lib(world).items.get(key)?.collections).toEqual([]);
     },
   },
-  'zotero_manage_tags:add': {
-    seed: (world) => ({ action: 'add', tag: 'swept', item_keys: lib(world).addItems([{ title: 't1' }]) }),
+  'zotero_manage_tags:add_items': {
+    seed: (world) => ({
+      action: 'add_items',
+      tag: 'swept',
+      item_keys: lib(world).addItems([{ title: 't1' }]),
+    }),
     check(world, args) {
       const tags = lib(world).items.get((args.item_keys as string[])[0] as string)?.tags ?? [];
       expect(tags.filter((t) => t.tag === 'swept')).toHaveLength(1);
     },
   },
-  'zotero_manage_tags:remove': {
+  'zotero_manage_tags:remove_items': {
     seed: (world) => ({
-      action: 'remove',
+      action: 'remove_items',
       tag: 'gone',
       item_keys: lib(world).addItems([{ title: 't2', tags: [{ tag: 'gone' }, { tag: 'kept' }] }]),
     }),

@@ -21,7 +21,7 @@ const NOT_FIELDS: Record<string, string> = {
   key: 'the key is the item’s identity',
   version: 'the version is managed by Zotero',
   creators: 'creators are not a text field',
-  tags: `use ${toolRef('zotero_manage_tags', { action: 'add' })} or ${toolRef('zotero_manage_tags', { action: 'remove' })}`,
+  tags: `use ${toolRef('zotero_manage_tags', { action: 'add_items' })} or ${toolRef('zotero_manage_tags', { action: 'remove_items' })}`,
   collections: `use ${toolRef('zotero_manage_collections', { action: 'add_items' })} or ${toolRef('zotero_manage_collections', { action: 'remove_items' })}`,
   relations: 'relations are not a text field',
   deleted: `use ${toolRef('zotero_trash_items', { action: 'trash' })} or ${toolRef('zotero_trash_items', { action: 'restore' })}`,

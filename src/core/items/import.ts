@@ -36,7 +36,7 @@ const RESOLVE_CONCURRENCY = 4;
 export const IMPORT_PHASE = 'batch_add';
 
 export interface ImportInput extends LibraryArgs, ImportSource {
-  collection?: string | undefined;
+  collection_key?: string | undefined;
   tags?: readonly string[] | undefined;
   allow_duplicates?: boolean | undefined;
 }
@@ -197,15 +197,15 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
     if (v !== undefined) libraryVersion = Math.max(libraryVersion ?? 0, v);
   };
   const schema = await onlineSchema(deps, lib.client, call);
-  if (input.collection !== undefined) {
-    const found = await lib.client.getByKeys(lib.prefix, 'collections', [input.collection], { call });
+  if (input.collection_key !== undefined) {
+    const found = await lib.client.getByKeys(lib.prefix, 'collections', [input.collection_key], { call });
     noteVersion(found.libraryVersion);
     if (found.missing.length > 0) {
       throw new ZoteusError(
         'not_found',
-        `Collection ${input.collection} does not exist in library ${lib.prefix}; nothing was added.`,
+        `Collection ${input.collection_key} does not exist in library ${lib.prefix}; nothing was added.`,
         {
-          field: 'collection',
+          field: 'collection_key',
           hint: `${toolRef('zotero_list_collections', { q: 'TEXT' })} finds a collection by name and shows its key.`,
         },
       );
@@ -296,7 +296,7 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
         continue;
       }
       const item = { ...r.item };
-      if (input.collection !== undefined) item.collections = [input.collection];
+      if (input.collection_key !== undefined) item.collections = [input.collection_key];
       if (extraTags.length) {
         const tags = Array.isArray(item.tags) ? (item.tags as Array<{ tag: string }>) : [];
         const names = new Set(tags.map((t) => t.tag));

@@ -30,7 +30,7 @@ export interface NoteRow {
 }
 
 export interface ListNotesOutput {
-  item_key: string;
+  itemKey: string;
   notes: NoteRow[];
   totalResults: number;
   complete: boolean;
@@ -72,7 +72,7 @@ export async function listNotes(deps: Deps, input: ListNotesInput): Promise<List
       };
     })
     .sort((a, b) => byCodeUnit(a.dateModified ?? '', b.dateModified ?? '') || byCodeUnit(a.key, b.key));
-  return { item_key: input.item_key, notes, totalResults: listing.totalResults, complete: listing.complete };
+  return { itemKey: input.item_key, notes, totalResults: listing.totalResults, complete: listing.complete };
 }
 
 export interface CreateNoteInput extends LibraryArgs {
@@ -84,7 +84,7 @@ export interface CreateNoteInput extends LibraryArgs {
 
 export interface CreateNoteOutput {
   key: string;
-  parent_item: string;
+  parentItem: string;
   title: string;
   chars: number;
   libraryVersion?: number;
@@ -127,7 +127,7 @@ export async function createNote(deps: Deps, input: CreateNoteInput): Promise<Cr
   const text = htmlToText(html);
   return {
     key: made.key,
-    parent_item: input.item_key,
+    parentItem: input.item_key,
     title: noteTitle(text),
     chars: html.length,
     ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),

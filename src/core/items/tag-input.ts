@@ -9,7 +9,7 @@ import type { FailedEntry } from '../zotero/index.js';
 import { items } from '../call/bulk.js';
 import { assertBulkConfirmed, unique } from './common.js';
 
-export const TAG_ACTIONS = ['add', 'remove', 'rename', 'delete'] as const;
+export const TAG_ACTIONS = ['add_items', 'remove_items', 'rename', 'delete'] as const;
 export type TagAction = (typeof TAG_ACTIONS)[number];
 export const TAG_MAX = 255;
 
@@ -63,7 +63,7 @@ export function tagsToDelete(input: Pick<TagsInput, 'tag' | 'tags'>): string[] {
         `Tag '${t}' contains '||', which the Web API reads as "or" in a tag list.`,
         {
           field: 'tags',
-          hint: 'Remove it from its items with action "remove" instead.',
+          hint: 'Remove it from its items with action "remove_items" instead.',
         },
       );
     }
@@ -74,8 +74,8 @@ export function tagsToDelete(input: Pick<TagsInput, 'tag' | 'tags'>): string[] {
 /** What each action needs, checked offline before anything else (the call pipeline's `check`). */
 export function checkTagsInput(input: TagsInput): void {
   switch (input.action) {
-    case 'add':
-    case 'remove':
+    case 'add_items':
+    case 'remove_items':
       cleanTag(need(input.tag, 'tag', input.action), 'tag');
       need(input.item_keys, 'item_keys', input.action);
       return;
@@ -94,9 +94,9 @@ export function checkTagsInput(input: TagsInput): void {
   }
 }
 
-/** remove on many items is bulk-destructive: the pipeline's bulk-write threshold applies. */
+/** remove_items on many items is bulk-destructive: the pipeline's bulk-write threshold applies. */
 export function tagsBulk(input: TagsInput): { count: number; what: string } | undefined {
-  if (input.action !== 'remove') return undefined;
+  if (input.action !== 'remove_items') return undefined;
   const count = unique(input.item_keys ?? []).length;
   return { count, what: `Removing tag '${input.tag}' from items (${items(count)})` };
 }

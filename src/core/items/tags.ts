@@ -70,8 +70,8 @@ export async function manageTags(deps: Deps, input: TagsInput): Promise<TagsOutp
   const call = client.newCall();
   const lib = await openWebLibrary(deps, input, { access: 'write', call });
   switch (input.action) {
-    case 'add':
-    case 'remove': {
+    case 'add_items':
+    case 'remove_items': {
       const tag = cleanTag(input.tag as string, 'tag');
       const keys = input.item_keys as readonly string[];
       return setChange(
@@ -80,7 +80,7 @@ export async function manageTags(deps: Deps, input: TagsInput): Promise<TagsOutp
         call,
         input.action,
         keys,
-        input.action === 'add' ? addTags([tag]) : removeTags([tag]),
+        input.action === 'add_items' ? addTags([tag]) : removeTags([tag]),
       );
     }
     case 'rename': {

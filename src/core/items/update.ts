@@ -43,7 +43,7 @@ export interface UpdateOutput {
   changes: FieldChange[];
   /** Fields that already had the requested value: nothing was sent for them. */
   unchanged: string[];
-  dry_run: boolean;
+  dryRun: boolean;
   /** The item's version after the write (before it, with dry_run or when nothing changed). */
   version: number;
   libraryVersion?: number;
@@ -134,7 +134,7 @@ export async function updateItem(
     itemType,
     changes,
     unchanged,
-    dry_run: input.dry_run === true,
+    dryRun: input.dry_run === true,
     version,
     reapplied: 0,
   };

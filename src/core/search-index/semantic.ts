@@ -22,12 +22,12 @@ import { openIndexDb } from './store.js';
 import { toolRef } from '../call/refs.js';
 
 export interface SemanticInput extends LibraryArgs {
-  query: string;
+  q: string;
   limit?: number | undefined;
   mode?: 'hybrid' | 'keyword' | 'vector' | undefined;
   libraries?: LibraryArgs[] | undefined;
-  itemType?: string | undefined;
-  collectionKey?: string | undefined;
+  item_type?: string | undefined;
+  collection_key?: string | undefined;
 }
 
 export interface LibraryAnswer {
@@ -41,7 +41,7 @@ export interface LibraryAnswer {
 }
 
 export interface SemanticOutput {
-  query: string;
+  q: string;
   mode: 'hybrid' | 'keyword' | 'vector';
   hits: Array<RankedHit & { library: string }>;
   libraries: LibraryAnswer[];
@@ -97,12 +97,12 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
     const db = await openIndexDb(lib.path, { create: false });
     if (!db) throw new ZoteusError('internal_error', `The search index ${lib.path} went missing.`);
     try {
-      const ranked = await rankIndex(db, input.query, {
+      const ranked = await rankIndex(db, input.q, {
         limit,
         mode,
         embedder,
-        itemType: input.itemType,
-        collectionKey: input.collectionKey,
+        itemType: input.item_type,
+        collectionKey: input.collection_key,
       });
       const topLevel = topLevelItems(db);
       answers.push({
@@ -141,7 +141,7 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
     );
   }
   hits.sort((a, b) => b.score - a.score);
-  return { query: input.query, mode, hits: hits.slice(0, limit), libraries: answers };
+  return { q: input.q, mode, hits: hits.slice(0, limit), libraries: answers };
 }
 
 /** Makes the library's index ready to search, or starts building it in the background. */

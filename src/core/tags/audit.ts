@@ -21,8 +21,8 @@ const NOT_REGULAR = new Set(['note', 'attachment', 'annotation']);
 export interface TagAuditInput extends LibraryArgs {
   vocabulary: VocabularyEntry[];
   required_tiers?: string[] | undefined;
-  scope?:
-    { collection_keys?: string[] | undefined; include_subcollections?: boolean | undefined } | undefined;
+  collection_keys?: string[] | undefined;
+  include_subcollections?: boolean | undefined;
   include_automatic?: boolean | undefined;
   limit?: number | undefined;
 }
@@ -75,7 +75,7 @@ async function scopeCollections(
       'not_found',
       `No collection ${missing.map((k) => `'${k}'`).join(', ')} in library ${library}.`,
       {
-        field: 'scope.collection_keys',
+        field: 'collection_keys',
         hint: `${toolRef('zotero_list_collections')} lists the keys.`,
       },
     );
@@ -138,16 +138,10 @@ export async function tagAudit(deps: Deps, input: TagAuditInput): Promise<TagAud
   }
   const limit = input.limit ?? AUDIT_DEFAULT_LIMIT;
   const { reader, route } = await openReader(deps, input);
-  const wanted = input.scope?.collection_keys ?? [];
+  const wanted = input.collection_keys ?? [];
   const scoped =
     wanted.length > 0
-      ? await scopeCollections(
-          deps,
-          reader,
-          wanted,
-          input.scope?.include_subcollections ?? false,
-          route.library,
-        )
+      ? await scopeCollections(deps, reader, wanted, input.include_subcollections ?? false, route.library)
       : undefined;
   const read = await readItems(reader, scoped?.keys ?? null);
   const complete = read.complete && (scoped?.complete ?? true);

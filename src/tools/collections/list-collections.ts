@@ -20,7 +20,7 @@ export default defineTool({
     'and nextStart, when present, is the start of the next page (a page holds at most about 40 KB of rows: truncated: true when that cut it short of limit).',
     'complete is false only when the library holds more collections than one listing reads (ZOTEUS_MAX_COLLECTIONS, 100,000 by default)',
     'or the server ignores paging; the page then comes from those read, and message says how many of how many.',
-    'Use the keys to scope zotero_search_items (collectionKey) or zotero_tag_audit (scope.collection_keys).',
+    'Use the keys to scope zotero_search_items (collection_key) or zotero_tag_audit (collection_keys).',
     'library_id (alone: a group id) reads a group library; zotero_groups lists them. Reads the desktop app’s data (its local API, else zotero.sqlite) when it holds the library, without a key; otherwise the Web API with ZOTERO_API_KEY.',
   ].join(' '),
   tier: 'read',

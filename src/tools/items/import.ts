@@ -26,7 +26,7 @@ export default defineTool({
     'DOIs and arXiv ids, mixed) or records (the text of a file: one identifier per line, or BibTeX, RIS or CSL-JSON, whose',
     'own metadata is used as is; format is detected unless given). Duplicate check: an entry whose DOI or arXiv id is',
     'already in the library is not added again; it is listed in unchanged with the existing key (reason "duplicate"), so',
-    'adding the same paper twice is safe. Set allow_duplicates: true to add a copy anyway. collection (a collection key) and',
+    'adding the same paper twice is safe. Set allow_duplicates: true to add a copy anyway. collection_key (a collection) and',
     'tags apply to every new item, not to duplicates. Entries are resolved and written 50 at a time, with progress',
     'notifications. Result: succeeded [{entry, key, itemType, title}], unchanged [{entry, key, reason}], failed [{entry,',
     'error: {code, message, retryable}}] (an entry not found, a line that is no identifier, a resolver that did not answer)',
@@ -41,7 +41,7 @@ export default defineTool({
     {
       path: ['add'],
       omit: ['identifiers'],
-      flags: { records: 'from-file', tags: 'tag' },
+      flags: { records: 'from-file', tags: 'tag', collection_key: 'collection' },
       files: { records: 'text' },
       summary:
         'Add items by --doi, --arxiv or --from-file FILE|- (identifiers, BibTeX, RIS, CSL-JSON), duplicates skipped.',
@@ -80,7 +80,7 @@ export default defineTool({
         .describe(
           'How to read records (default auto: JSON is CSL-JSON, "TY  -" lines RIS, @entries BibTeX, else identifiers).',
         ),
-      collection: zoteroKey('collection')
+      collection_key: zoteroKey('collection_key')
         .optional()
         .describe('Key of a collection to put every new item in.'),
       tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags to add to every new item.'),
@@ -155,7 +155,7 @@ export default defineTool({
       }));
       would.batches = Math.ceil(entries.length / 50);
     }
-    if (input.collection) would.collection = input.collection;
+    if (input.collection_key) would.collection_key = input.collection_key;
     if (input.tags?.length) would.tags = input.tags;
     would.duplicate_check = !input.allow_duplicates;
     return would;

@@ -33,11 +33,11 @@ function summary(
     truncated?: boolean | undefined;
     truncatedFields?: unknown[] | undefined;
   },
-  input: { q?: string | undefined; addedWithinDays?: number | undefined },
+  input: { q?: string | undefined; added_within_days?: number | undefined },
 ): string {
   const q = input.q?.trim();
   let what = q ? `items matching ${JSON.stringify(q)}` : 'items';
-  const days = input.addedWithinDays;
+  const days = input.added_within_days;
   if (days !== undefined) what += ` added in the last ${days} day${days === 1 ? '' : 's'}`;
   const cut = out.truncatedFields?.length
     ? ` ${out.truncatedFields.length} long field${out.truncatedFields.length === 1 ? ' was' : 's were'} cut (truncatedFields): zotero_get_item reads an item whole.`
@@ -57,12 +57,12 @@ export default defineTool({
     'q is split into words on spaces and punctuation, case- and accent-insensitively, and every word must match',
     '("sea level" finds "Sea-level", "muller" finds "Müller"): in the title, creators and year (qmode "titleCreatorYear",',
     'the default), or in any field, tag, note and indexed full text (qmode "everything"; a child note or full text counts for',
-    'its parent). Without q it lists the library (or collectionKey’s items), newest change first. Filters: itemType and tag',
-    '(exact, case-sensitive tag names; zotero_list_tags lists them), collectionKey (zotero_list_collections finds keys),',
+    'its parent). Without q it lists the library (or collection_key’s items), newest change first. Filters: item_type and',
+    'tag (exact, case-sensitive tag names; zotero_list_tags lists them), collection_key (zotero_list_collections finds keys),',
     'top (only top-level items: regular items, standalone notes and attachments; then a child note, attachment or full text',
     'that matches q counts for its parent; without top every item, children included, matches on its own: set top: true to',
     'find papers), since (a library',
-    'version: only items changed after it), includeTrashed (default false), addedWithinDays (items added in the last N days,',
+    'version: only items changed after it), include_trashed (default false), added_within_days (items added in the last N days,',
     'newest first; an addition to the Web API parameters). Paging: start/limit (25 by default, at most 100); totalResults',
     'counts every match, and nextStart says where the next page starts (absent on the last page). An answer is bounded:',
     'a text field longer than 2,000 characters (a long abstract, a note) or a list longer than 100 entries (creators, tags)',
@@ -77,7 +77,7 @@ export default defineTool({
     {
       path: ['search'],
       args: ['q'],
-      flags: { collectionKey: 'collection', itemType: 'type', addedWithinDays: 'days' },
+      flags: { collection_key: 'collection', item_type: 'type', added_within_days: 'days' },
       summary:
         'Search items: words in title, creators and year (--qmode everything: every field, notes, full text).',
     },
@@ -85,13 +85,13 @@ export default defineTool({
       path: ['list'],
       omit: ['q', 'qmode', 'top'],
       preset: { top: true },
-      flags: { collectionKey: 'collection', itemType: 'type', addedWithinDays: 'days' },
+      flags: { collection_key: 'collection', item_type: 'type', added_within_days: 'days' },
       summary: 'List top-level items, most recently modified first (--collection K: one collection).',
     },
     {
       path: ['recent'],
       omit: ['q', 'qmode', 'top', 'sort', 'direction'],
-      flags: { collectionKey: 'collection', itemType: 'type', addedWithinDays: 'days' },
+      flags: { collection_key: 'collection', item_type: 'type', added_within_days: 'days' },
       preset: { top: true, sort: 'dateAdded', direction: 'desc' },
       summary:
         'List the top-level items added most recently, newest first (--days N: those added in the last N days).',
@@ -112,9 +112,9 @@ export default defineTool({
         .describe(
           '"titleCreatorYear" (default): title, creators and year. "everything": also every other field, tags, notes and indexed full text.',
         ),
-      itemType: filterExpr('Item type filter', '"book || journalArticle", "-attachment"'),
+      item_type: filterExpr('Item type filter', '"book || journalArticle", "-attachment"'),
       tag: filterExpr('Tag filter', '"sea level", "ocean || climate", "-to-read"'),
-      collectionKey: zoteroKey('collectionKey')
+      collection_key: zoteroKey('collection_key')
         .optional()
         .describe('Only items directly in this collection (its key; zotero_list_collections finds it).'),
       top: z
@@ -129,11 +129,11 @@ export default defineTool({
         .min(0)
         .optional()
         .describe('A library version: only items changed after it (for syncing; not a date).'),
-      includeTrashed: z.boolean().optional().describe('Include items in the trash (default false).'),
+      include_trashed: z.boolean().optional().describe('Include items in the trash (default false).'),
       sort: z
         .enum(SORT_FIELDS)
         .optional()
-        .describe('Sort field (default dateModified; with addedWithinDays only dateAdded).'),
+        .describe('Sort field (default dateModified; with added_within_days only dateAdded).'),
       direction: z
         .enum(['asc', 'desc'])
         .optional()
@@ -144,7 +144,7 @@ export default defineTool({
         max: 100,
         note: 'a page holds at most about 40 KB of items',
       }),
-      addedWithinDays: z
+      added_within_days: z
         .number()
         .int()
         .min(1)
@@ -163,7 +163,7 @@ export default defineTool({
     complete: z
       .boolean()
       .optional()
-      .describe('False only when addedWithinDays had more items than Zoteus reads (10,000); see message.'),
+      .describe('False only when added_within_days had more items than Zoteus reads (10,000); see message.'),
     message: z.string().optional(),
     nextStart: nextStartField,
     truncated: truncatedField,

@@ -22,7 +22,7 @@ function summary(
     truncated?: boolean | undefined;
     remaining?: string[] | undefined;
   },
-  input: { item_keys?: string[] | undefined; collectionKey?: string | undefined },
+  input: { item_keys?: string[] | undefined; collection_key?: string | undefined },
 ): string {
   if (input.item_keys?.length) {
     const left = out.remaining?.length
@@ -30,7 +30,7 @@ function summary(
       : '';
     return `${plural(out.digests.length, 'digest')} (${out.backend}).${left}`;
   }
-  const what = input.collectionKey ? `items of collection ${input.collectionKey}` : 'top-level items';
+  const what = input.collection_key ? `items of collection ${input.collection_key}` : 'top-level items';
   return `Digests: ${pageLine(out, out.digests.length, what)}`;
 }
 
@@ -45,7 +45,7 @@ export default defineTool({
     '400 characters of the abstract, tags, collections (with names), child notes (first line and first 200 characters),',
     'attachments, and whether readable full text exists (each list keeps its first 20; omitted counts the rest). Give item_keys',
     '(up to 100) for those items (a key that names no item makes the call not_found); or omit them for the top-level items of',
-    'the library (or of collectionKey) in the order they were added, paged by start/limit (25 by default; all: true fills the',
+    'the library (or of collection_key) in the order they were added, paged by start/limit (25 by default; all: true fills the',
     'answer instead, up to its size bound). An answer holds at most about 40 KB of digests: a page the bound cuts short says',
     'truncated: true, and nextStart says where the next page starts (pass it as start; absent on the last page); with',
     'item_keys, remaining lists the keys that did not fit. Nothing returns a whole library at once: page through it.',
@@ -58,7 +58,7 @@ export default defineTool({
     {
       path: ['summarize'],
       args: ['item_keys'],
-      omit: ['all', 'collectionKey', 'start', 'limit'],
+      omit: ['all', 'collection_key', 'start', 'limit'],
       summary:
         'Digest items by key: citation line, creators, year, abstract excerpt, tags, notes, full text.',
     },
@@ -66,7 +66,7 @@ export default defineTool({
       path: ['summarize-all'],
       omit: ['item_keys'],
       preset: { all: true },
-      flags: { collectionKey: 'collection' },
+      flags: { collection_key: 'collection' },
       summary:
         'Digest the top-level items of the library (or --collection K), oldest first, a bounded page at a time (--start N continues).',
     },
@@ -87,7 +87,7 @@ export default defineTool({
         .describe(
           'Without item_keys: as many digests from start as fit in one answer (limit still caps them when given); continue from nextStart. Default false.',
         ),
-      collectionKey: zoteroKey('collectionKey')
+      collection_key: zoteroKey('collection_key')
         .optional()
         .describe('Without item_keys: only the top-level items directly in this collection.'),
       ...pagingParams(

@@ -74,7 +74,7 @@ export default defineTool({
     unchanged: z
       .array(z.string())
       .describe('Fields that already had the requested value; nothing was sent for them.'),
-    dry_run: z.boolean().describe('True when nothing was written because dry_run was asked.'),
+    dryRun: z.boolean().describe('True when nothing was written because dry_run was asked.'),
     version: z
       .number()
       .int()
@@ -88,7 +88,7 @@ export default defineTool({
       ),
   }),
   summarize: (out) =>
-    out.dry_run
+    out.dryRun
       ? `Would change ${plural(out.changes.length, 'field')} of ${out.key}: ${out.changes.map((c) => c.field).join(', ') || 'none'}.`
       : `Changed ${plural(out.changes.length, 'field')} of ${out.key}${out.changes.length ? `: ${out.changes.map((c) => c.field).join(', ')}` : ''}.`,
   next: (out) => [`zot note ${out.key}`],

@@ -13,7 +13,7 @@ export default defineTool({
     'character is escaped (nothing in it can become markup), blank lines separate paragraphs, line breaks are kept. html',
     'is stored as given (Zotero note HTML: <p>, <h1>, <ul>, <a href>, <strong>, …); an html value without any tag is',
     'treated as text. Give one of them. tags are added to the note. Not idempotent: calling twice adds two notes, so list',
-    'the notes first (zotero_list_notes) when unsure. Result: key of the new note, parent_item, title (its first line),',
+    'the notes first (zotero_list_notes) when unsure. Result: key of the new note, parentItem, title (its first line),',
     'chars (length of the stored HTML), libraryVersion.',
   ].join(' '),
   tier: 'write',
@@ -47,13 +47,13 @@ export default defineTool({
     .strict(),
   output: z.object({
     key: z.string().describe('Key of the new note.'),
-    parent_item: z.string(),
+    parentItem: z.string().describe('Key of the item the note is under.'),
     title: z.string().describe('The note’s first line.'),
     chars: z.number().int().describe('Length of the stored HTML.'),
     libraryVersion: z.number().int().optional(),
   }),
-  summarize: (out) => `Added note ${out.key} under ${out.parent_item}: ${out.title}`,
-  next: (out) => [`zot note ${out.parent_item}`],
+  summarize: (out) => `Added note ${out.key} under ${out.parentItem}: ${out.title}`,
+  next: (out) => [`zot note ${out.parentItem}`],
   plan(input) {
     const html = noteHtml(input);
     return {

@@ -59,7 +59,7 @@ export default defineTool({
     })
     .strict(),
   output: z.object({
-    item_key: z.string(),
+    itemKey: z.string().describe('The item whose notes these are.'),
     notes: z
       .array(
         z.object({
@@ -105,7 +105,7 @@ export default defineTool({
         : '';
     const cut = out.notes.filter((n) => n.truncated).length;
     const cutLine = cut ? ` ${plural(cut, 'note')} cut at max_chars: offset (with note_key) reads on.` : '';
-    return `${plural(out.notes.length, 'note')} under ${out.item_key}${range}.${cutLine}`;
+    return `${plural(out.notes.length, 'note')} under ${out.itemKey}${range}.${cutLine}`;
   },
   async run(input, deps) {
     const { listNotes } = await import('../../core/items/notes.js');
@@ -150,7 +150,7 @@ export default defineTool({
     const nextStart = nextStartOf(start, page.rows.length, notes.length);
     const truncated = nextStart !== undefined || page.rows.some((n) => n.truncated);
     return {
-      item_key: listed.item_key,
+      itemKey: listed.itemKey,
       notes: page.rows,
       totalResults: input.note_key !== undefined ? notes.length : listed.totalResults,
       start,

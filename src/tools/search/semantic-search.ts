@@ -67,15 +67,15 @@ export default defineTool({
   cli: [
     {
       path: ['semantic-search'],
-      args: ['query'],
-      flags: { collectionKey: 'collection', itemType: 'type' },
+      args: ['q'],
+      flags: { collection_key: 'collection', item_type: 'type' },
       summary:
         'Ranked search of a library: BM25 keywords (+ vectors when configured), with matching passages.',
     },
   ],
   input: z
     .object({
-      query: z
+      q: z
         .string()
         .trim()
         .min(1)
@@ -88,13 +88,13 @@ export default defineTool({
         .describe(
           'hybrid (default): keywords plus vectors when configured; keyword: BM25 only; vector: vectors only.',
         ),
-      itemType: z
+      item_type: z
         .string()
         .min(1)
         .max(64)
         .optional()
         .describe('Only items of this type (e.g. journalArticle).'),
-      collectionKey: zoteroKey('collectionKey')
+      collection_key: zoteroKey('collection_key')
         .optional()
         .describe('Only items directly in this collection.'),
       libraries: z
@@ -109,7 +109,7 @@ export default defineTool({
     })
     .strict(),
   output: z.object({
-    query: z.string(),
+    q: z.string().describe('The query, as searched.'),
     mode: z.enum(['hybrid', 'keyword', 'vector']),
     hits: z.array(hit),
     libraries: z
@@ -138,7 +138,7 @@ export default defineTool({
   summarize(out) {
     const vec = out.libraries.some((l) => l.vectors.used) ? 'keywords + vectors' : 'keywords only';
     const building = out.libraries.filter((l) => l.index === 'building').map((l) => l.library);
-    return `${out.hits.length} hit${out.hits.length === 1 ? '' : 's'} for ${JSON.stringify(out.query)} (${vec}; ${out.libraries
+    return `${out.hits.length} hit${out.hits.length === 1 ? '' : 's'} for ${JSON.stringify(out.q)} (${vec}; ${out.libraries
       .filter((l) => l.index !== 'building')
       .map((l) => l.library)
       .join(', ')})${building.length ? `; still indexing ${building.join(', ')}` : ''}.`;

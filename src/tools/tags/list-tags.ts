@@ -29,7 +29,7 @@ export default defineTool({
     'Read-only; changes nothing. Every tag of the library is read, then q keeps the tags whose name contains it (case- and',
     'accent-insensitive), type keeps manual or automatic ones (automatic: added by an importer), and start/limit page the',
     'result (100 per page by default, at most 1,000), sorted by name (case-insensitive) or by numItems (most used first).',
-    'numItems counts the items carrying the tag (items in the trash only with includeTrashed). totalResults counts every',
+    'numItems counts the items carrying the tag (items in the trash only with include_trashed). totalResults counts every',
     'matching tag; nextStart, when present, is the start of the next page (a page holds at most about 40 KB of tags:',
     'truncated: true when that cut it short of limit). Use the exact names as the tag filter of zotero_search_items;',
     'zotero_manage_tags renames or deletes them.',
@@ -51,7 +51,7 @@ export default defineTool({
         .enum(['manual', 'automatic'])
         .optional()
         .describe('Only manual tags, or only automatic ones (added by importers and translators).'),
-      includeTrashed: z
+      include_trashed: z
         .boolean()
         .optional()
         .describe(

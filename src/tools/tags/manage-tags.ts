@@ -47,8 +47,9 @@ export default defineTool({
   summary:
     'Add a tag to items or remove it, rename a tag across the library, or delete tags from the library.',
   description: [
-    'Writes to the Zotero cloud library (Web API); action "delete" is destructive. Set action to: "add" (tag + item_keys:',
-    'put the tag on those items), "remove" (tag + item_keys: take it off them), "rename" (tag + new_name: rename it on every',
+    'Writes to the Zotero cloud library (Web API); "remove_items" and "delete" are destructive (which items carried the',
+    'tag is kept nowhere else). Set action to: "add_items" (tag + item_keys: put the tag on those items),',
+    '"remove_items" (tag + item_keys: take it off them), "rename" (tag + new_name: rename it on every',
     'item of the library that has it, keeping its manual/automatic type; an item that already has new_name just loses the',
     'old one), "delete" (tags: remove these tags from every item of the library; a tag no item has is listed in unchanged).',
     'add/remove read and write items 50 at a time (about 2 requests per 50 items); items already in the wanted state are',
@@ -68,7 +69,7 @@ export default defineTool({
     {
       path: ['tag', 'add'],
       args: ['tag', 'item_keys'],
-      preset: { action: 'add' },
+      preset: { action: 'add_items' },
       omit: [...ITEM_OMIT, 'confirm'],
       tier: 'write',
       summary: 'Add a tag to items: zot tag add TAG KEY…',
@@ -76,9 +77,9 @@ export default defineTool({
     {
       path: ['tag', 'remove'],
       args: ['tag', 'item_keys'],
-      preset: { action: 'remove' },
+      preset: { action: 'remove_items' },
       omit: ITEM_OMIT,
-      tier: 'write',
+      tier: 'destructive',
       summary: 'Remove a tag from items: zot tag remove TAG KEY… (bulk threshold: --confirm).',
     },
     {
@@ -103,7 +104,7 @@ export default defineTool({
       action: z
         .enum(TAG_ACTIONS)
         .describe(
-          '"add" / "remove" need tag + item_keys; "rename" needs tag + new_name; "delete" needs tags.',
+          '"add_items" / "remove_items" need tag + item_keys; "rename" needs tag + new_name; "delete" needs tags.',
         ),
       tag: tagName.optional().describe('The tag to add, remove or rename (exact, case-sensitive).'),
       item_keys: itemKeys('Items to add the tag to or remove it from').optional(),
@@ -157,7 +158,11 @@ export default defineTool({
       return `Deleted ${plural(out.deleted?.length ?? 0, 'tag')} from ${plural(out.itemsAffected ?? 0, 'item')}${out.unchanged?.length ? `; ${out.unchanged.length} not in the library` : ''}.`;
     }
     const verb =
-      out.action === 'add' ? 'Tagged' : out.action === 'remove' ? 'Untagged' : 'Renamed the tag on';
+      out.action === 'add_items'
+        ? 'Tagged'
+        : out.action === 'remove_items'
+          ? 'Untagged'
+          : 'Renamed the tag on';
     const updated = out.updatedTotal ?? out.updated?.length ?? 0;
     const unchanged = out.unchangedTotal ?? out.unchanged?.length ?? 0;
     const listed =
@@ -168,8 +173,8 @@ export default defineTool({
     const keys = out.updated ?? [];
     if (keys.length === 0 || keys.length > SUGGESTION_KEYS || input.tag === undefined) return [];
     const list = keys.map(quoted).join(' ');
-    if (out.action === 'add') return [`zot tag remove ${quoted(input.tag)} ${list}`];
-    if (out.action === 'remove') return [`zot tag add ${quoted(input.tag)} ${list}`];
+    if (out.action === 'add_items') return [`zot tag remove ${quoted(input.tag)} ${list}`];
+    if (out.action === 'remove_items') return [`zot tag add ${quoted(input.tag)} ${list}`];
     if (out.action === 'rename' && input.new_name !== undefined)
       return [`zot tag rename ${quoted(input.new_name)} ${quoted(input.tag)}`];
     return [];
@@ -178,8 +183,8 @@ export default defineTool({
   bulk: (input) => tagsBulk(input),
   plan(input, deps) {
     switch (input.action) {
-      case 'add':
-      case 'remove': {
+      case 'add_items':
+      case 'remove_items': {
         const items = new Set(input.item_keys ?? []).size;
         const threshold = deps.config.confirmBulkWrites;
         return {
@@ -187,7 +192,7 @@ export default defineTool({
           tag: input.tag,
           items,
           requests: `at most ${2 * Math.ceil(items / 50)} (items read and written 50 at a time)`,
-          ...(input.action === 'remove' && threshold > 0 && items > threshold && !input.confirm
+          ...(input.action === 'remove_items' && threshold > 0 && items > threshold && !input.confirm
             ? {
                 confirmation_needed: `more than ${threshold} items (ZOTEUS_CONFIRM_BULK_WRITES): pass --confirm`,
               }

@@ -95,7 +95,7 @@ export default defineTool({
   summary:
     'Check the tags of a library or collections against a controlled vocabulary; suggests zot tag commands.',
   description: [
-    'Read-only; changes nothing. Reads every top-level item in scope (the whole library, or scope.collection_keys, with',
+    'Read-only; changes nothing. Reads every top-level item in scope (the whole library, or those of collection_keys, with',
     'their subcollections when include_subcollections is true; items in the trash are left out) and checks its tags against',
     'vocabulary: plain strings, or {term, synonyms, tier} where term is the preferred spelling. Reports: unknown (tags that',
     'are neither a term nor a synonym, with the closest term: match "variant" when equal after folding case, accents,',
@@ -115,9 +115,8 @@ export default defineTool({
   cli: [
     {
       path: ['tag', 'audit'],
-      summary: 'Audit tags against a vocabulary: zot tag audit --vocabulary FILE|- [--required-tier T]…',
+      summary: 'Audit tags against a vocabulary: zot tag audit --vocabulary FILE|- [--required-tiers T]…',
       files: { vocabulary: 'json' },
-      flags: { required_tiers: 'required-tier' },
     },
   ],
   input: z
@@ -136,22 +135,20 @@ export default defineTool({
         .describe(
           'Tiers every regular item in scope must have a tag from (each must be the tier of some term).',
         ),
-      scope: z
-        .object({
-          collection_keys: z
-            .array(zoteroKey('A collection key'))
-            .min(1)
-            .max(100)
-            .optional()
-            .describe('Audit only the items of these collections (zotero_list_collections gives the keys).'),
-          include_subcollections: z
-            .boolean()
-            .optional()
-            .describe('Also the items of their subcollections, at any depth (default false).'),
-        })
-        .strict()
+      collection_keys: z
+        .array(zoteroKey('A collection key'))
+        .min(1)
+        .max(100)
         .optional()
-        .describe('What to audit; omit for the whole library.'),
+        .describe(
+          'Audit only the items of these collections (zotero_list_collections gives the keys); omit for the whole library.',
+        ),
+      include_subcollections: z
+        .boolean()
+        .optional()
+        .describe(
+          'With collection_keys: also the items of their subcollections, at any depth (default false).',
+        ),
       include_automatic: z
         .boolean()
         .optional()

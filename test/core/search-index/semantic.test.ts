@@ -113,7 +113,7 @@ async function refusal(promise: Promise<unknown>): Promise<ZoteusError> {
 describe('keyword ranking', () => {
   it('a distinctive phrase ranks its item first, matched in the title, words of the query in «»', async () => {
     const d = deps();
-    const out = await search({ query: 'reciprocal rank fusion' }, d);
+    const out = await search({ q: 'reciprocal rank fusion' }, d);
     expect(out.mode).toBe('hybrid');
     expect(out.hits[0]).toMatchObject({
       key: K.fusion,
@@ -137,14 +137,14 @@ describe('keyword ranking', () => {
     ]);
     // A second search brings the index up to date first (the Web API: two listings).
     world.server.clearLog();
-    const again = await search({ query: 'reciprocal rank fusion' }, d);
+    const again = await search({ q: 'reciprocal rank fusion' }, d);
     expect(again.libraries[0]!.index).toBe('updated');
     expect(again.hits).toEqual(out.hits);
     expect(world.server.log.map((e) => e.path)).toEqual([`/${USER}/items`, `/${USER}/deleted`]);
   });
 
   it('a word only in a child note or an annotation ranks the parent, naming the child', async () => {
-    const note = await search({ query: 'crevasse' });
+    const note = await search({ q: 'crevasse' });
     expect(note.hits).toHaveLength(1);
     expect(note.hits[0]).toMatchObject({
       key: K.glacier,
@@ -153,7 +153,7 @@ describe('keyword ranking', () => {
     });
     expect(note.hits[0]!.matched!.snippet).toContain('«crevasse»');
 
-    const annotation = await search({ query: 'moulin drainage' });
+    const annotation = await search({ q: 'moulin drainage' });
     expect(annotation.hits.map((h) => h.key)).toEqual([K.glacier]);
     expect(annotation.hits[0]!.matched).toMatchObject({ field: 'annotations', itemKey: K.glacierAnnotation });
     expect(annotation.hits[0]!.matched!.snippet).toMatch(/«moulin»/);
@@ -161,15 +161,15 @@ describe('keyword ranking', () => {
   });
 
   it('the trash is left out; itemType and limit apply', async () => {
-    const coral = await search({ query: 'coral' });
+    const coral = await search({ q: 'coral' });
     expect(coral.hits.map((h) => h.key)).toEqual([K.coral]);
-    expect((await search({ query: 'coral', itemType: 'book' })).hits).toEqual([]);
-    const many = await search({ query: 'glacier coral reciprocal automobile', limit: 2 });
+    expect((await search({ q: 'coral', item_type: 'book' })).hits).toEqual([]);
+    const many = await search({ q: 'glacier coral reciprocal automobile', limit: 2 });
     expect(many.hits).toHaveLength(2);
   });
 
   it('mode "vector" with embeddings off is a validation_error, before any request', async () => {
-    const error = await refusal(search({ query: 'anything', mode: 'vector' }));
+    const error = await refusal(search({ q: 'anything', mode: 'vector' }));
     expect(error).toMatchObject({ code: 'validation_error', field: 'mode' });
     expect(error.exitCode).toBe(3);
     expect(error.hint).toContain('ZOTEUS_EMBEDDINGS');
@@ -180,7 +180,7 @@ describe('keyword ranking', () => {
 describe('several libraries at once', () => {
   it('searches a user and a group library, each hit labelled by its library', async () => {
     const out = await search({
-      query: 'coral',
+      q: 'coral',
       libraries: [{}, { library_id: 10, library_type: 'group' }],
     });
     expect(out.hits.map((h) => [h.library, h.key]).sort()).toEqual(
@@ -196,7 +196,7 @@ describe('several libraries at once', () => {
     // The group's items: its two own and the coral one.
     expect(out.libraries[1]!.items).toBe(3);
     // The same library twice is searched once.
-    const twice = await search({ query: 'coral', libraries: [{}, { library_id: 1, library_type: 'user' }] });
+    const twice = await search({ q: 'coral', libraries: [{}, { library_id: 1, library_type: 'user' }] });
     expect(twice.libraries.map((l) => l.library)).toEqual([USER]);
   });
 });
@@ -242,12 +242,12 @@ describe('vectors from an embeddings server', () => {
     expect(emb.log).toHaveLength(0);
 
     // "vehicle" is in no item; the fake server embeds it like "automobile".
-    const keyword = await search({ query: 'vehicle', mode: 'keyword' }, d);
+    const keyword = await search({ q: 'vehicle', mode: 'keyword' }, d);
     expect(keyword.hits).toEqual([]);
     expect(keyword.libraries[0]!.vectors).toEqual({ used: false, reason: 'Keyword ranking was asked for.' });
 
     emb.clearLog();
-    const hybrid = await search({ query: 'vehicle' }, d);
+    const hybrid = await search({ q: 'vehicle' }, d);
     expect(hybrid.hits[0]).toMatchObject({
       key: K.auto,
       ranks: { keyword: null, vector: 1 },
@@ -257,11 +257,11 @@ describe('vectors from an embeddings server', () => {
     // One request: the query's vector.
     expect(emb.log.map((e) => e.inputs)).toEqual([['vehicle']]);
 
-    const vector = await search({ query: 'automobiles', mode: 'vector' }, d);
+    const vector = await search({ q: 'automobiles', mode: 'vector' }, d);
     expect(vector.hits[0]).toMatchObject({ key: K.auto, ranks: { keyword: null, vector: 1 } });
 
     // Both rankings: the item holding the words and sharing the meaning comes first.
-    const both = await search({ query: 'automobile exhaust' }, d);
+    const both = await search({ q: 'automobile exhaust' }, d);
     expect(both.hits[0]).toMatchObject({ key: K.auto, ranks: { keyword: 1, vector: 1 } });
   });
 
@@ -285,7 +285,7 @@ describe('vectors from an embeddings server', () => {
     // Indexed with vectors, then the server goes away.
     await indexTool.run({ action: 'build' }, deps(embeddings()));
     const down = embeddings({ ZOTEUS_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1' });
-    const out = await search({ query: 'coral reef' }, deps(down));
+    const out = await search({ q: 'coral reef' }, deps(down));
     expect(out.hits.map((h) => h.key)).toEqual([K.coral]);
     expect(out.hits[0]!.ranks).toEqual({ keyword: 1, vector: null });
     expect(out.libraries[0]!.vectors.used).toBe(false);
@@ -293,14 +293,14 @@ describe('vectors from an embeddings server', () => {
     expect(out.libraries[0]!.vectors.reason).toContain('127.0.0.1:9');
 
     // mode "vector" cannot answer at all: an error that says why.
-    const error = await refusal(search({ query: 'coral reef', mode: 'vector' }, deps(down)));
+    const error = await refusal(search({ q: 'coral reef', mode: 'vector' }, deps(down)));
     expect(error.code).toBe('api_error');
     expect(error.message).toContain('Could not reach');
   });
 
   it('the embeddings server down while the library is first indexed: keyword hits, and why there are no vectors', async () => {
     const out = await search(
-      { query: 'coral reef' },
+      { q: 'coral reef' },
       deps(embeddings({ ZOTEUS_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1' })),
     );
     expect(out.libraries[0]!.index).toBe('built');
@@ -342,14 +342,14 @@ describe('a zotero.sqlite library without an index', () => {
 
   it('a small library is indexed now, with no request', async () => {
     desk = await startDesktopWorld();
-    const out = await search({ query: 'Greenland mass balance' }, deskDeps());
+    const out = await search({ q: 'Greenland mass balance' }, deskDeps());
     expect(out.libraries).toMatchObject([
       { library: `users/${SAMPLE_KEYS.user.userID}`, backend: 'sqlite', index: 'built' },
     ]);
     expect(out.hits[0]!.key).toBe(SAMPLE_KEYS.user.items.greenlandArticle);
     expect(desk.server.log).toHaveLength(0);
     // Then used as it is while zotero.sqlite is unchanged.
-    const again = await search({ query: 'Greenland mass balance' }, deskDeps());
+    const again = await search({ q: 'Greenland mass balance' }, deskDeps());
     expect(again.libraries[0]!.index).toBe('ready');
     expect(again.hits).toEqual(out.hits);
   });
@@ -357,17 +357,14 @@ describe('a zotero.sqlite library without an index', () => {
   it('a library of ZOTEUS_INDEX_AUTO_MIN_ITEMS items or more is indexed in the background: a retryable not_found, then hits', async () => {
     desk = await startDesktopWorld();
     const d = deskDeps({ ZOTEUS_INDEX_AUTO_MIN_ITEMS: '1' });
-    const error = await refusal(search({ query: 'Greenland mass balance' }, d));
+    const error = await refusal(search({ q: 'Greenland mass balance' }, d));
     expect(error).toMatchObject({ code: 'not_found', retryable: true });
     expect(error.message).toContain('being indexed in the background');
     expect(error.exitCode).toBe(4);
 
     const status = await settled(d, {});
     expect(status.source).toMatch(/^sqlite:/);
-    const out = await search(
-      { query: 'Greenland mass balance' },
-      deskDeps({ ZOTEUS_INDEX_AUTO_MIN_ITEMS: '1' }),
-    );
+    const out = await search({ q: 'Greenland mass balance' }, deskDeps({ ZOTEUS_INDEX_AUTO_MIN_ITEMS: '1' }));
     expect(out.libraries[0]!.index).toBe('ready');
     expect(out.hits[0]!.key).toBe(SAMPLE_KEYS.user.items.greenlandArticle);
   }, 60_000);
@@ -381,7 +378,7 @@ describe('a zotero.sqlite library without an index', () => {
     expect(groupSize).toBeLessThan(userSize);
     // The group is below the threshold, the user library is not.
     const d = deskDeps({ ZOTEUS_INDEX_AUTO_MIN_ITEMS: String(groupSize + 1) });
-    const out = await search({ query: 'coral reef survey great barrier', libraries: [{}, group] }, d);
+    const out = await search({ q: 'coral reef survey great barrier', libraries: [{}, group] }, d);
     const user = `users/${SAMPLE_KEYS.user.userID}`;
     expect(out.libraries.map((l) => [l.library, l.index])).toEqual([
       [user, 'building'],

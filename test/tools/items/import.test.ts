@@ -276,7 +276,7 @@ describe('batch add from a file', () => {
     const [coll] = w.world.server.library(LIB).addCollections([{ name: 'Reading' }]);
     const bib =
       '@article{k1, title={Bib Paper}, author={Doe, Jane}, journal={J}, year={2001}, doi={10.7/bib}}';
-    const out = await importTool.run({ records: bib, collection: coll, tags: ['imported'] }, w.deps());
+    const out = await importTool.run({ records: bib, collection_key: coll, tags: ['imported'] }, w.deps());
     expect(out.succeeded).toEqual([expect.objectContaining({ entry: '10.7/bib', title: 'Bib Paper' })]);
     expect(w.fakes.log).toEqual([]);
     const ris = 'TY  - BOOK\nTI  - Ris Book\nAU  - Roe, Rick\nPY  - 1999\nER  - \n';
@@ -289,7 +289,7 @@ describe('batch add from a file', () => {
         author: [{ family: 'Poe', given: 'E.' }],
       },
     ]);
-    await importTool.run({ records: ris, collection: coll }, w.deps());
+    await importTool.run({ records: ris, collection_key: coll }, w.deps());
     await importTool.run({ records: csl, format: 'csljson' }, w.deps());
     const byTitle = new Map(items().map((i) => [i.title, i]));
     expect(byTitle.get('Bib Paper')).toMatchObject({
@@ -304,9 +304,9 @@ describe('batch add from a file', () => {
 
   it('a collection that does not exist is not_found before anything is resolved or written', async () => {
     const error = await importTool
-      .run({ doi: '10.1/x', collection: 'ZZZZ2345' }, w.deps())
+      .run({ doi: '10.1/x', collection_key: 'ZZZZ2345' }, w.deps())
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'not_found', field: 'collection' });
+    expect(error).toMatchObject({ code: 'not_found', field: 'collection_key' });
     expect(w.fakes.log).toEqual([]);
     expect(w.requests().some((r) => r.startsWith('POST'))).toBe(false);
   });

@@ -43,7 +43,7 @@ describe('zot update', () => {
         { field: 'title', from: 'Old title', to: 'New title' },
       ],
       unchanged: ['date'],
-      dry_run: false,
+      dryRun: false,
       reapplied: 0,
       sync_required: true,
     });
@@ -157,7 +157,7 @@ describe('zotero_update_item over MCP', () => {
       });
       expect(r.isError).toBeFalsy();
       expect(r.structuredContent).toMatchObject({
-        dry_run: true,
+        dryRun: true,
         changes: [{ field: 'volume', from: '1', to: '5' }],
         unchanged: ['date'],
       });

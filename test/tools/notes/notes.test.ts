@@ -29,7 +29,7 @@ describe('zot note add', () => {
     expect(r.code).toBe(0);
     const env = envelope(r);
     expect(env.data).toMatchObject({
-      parent_item: parent,
+      parentItem: parent,
       title: 'Read <script>alert(1)</script> & cite',
       sync_required: true,
     });
@@ -45,7 +45,7 @@ describe('zot note add', () => {
   it('the synopsis spelling `zot note KEY --add TEXT` creates the note too', async () => {
     const r = await w.zot(['note', parent, '--add', 'Spelled the other way']);
     expect(r.code).toBe(0);
-    expect(envelope(r).data).toMatchObject({ parent_item: parent, title: 'Spelled the other way' });
+    expect(envelope(r).data).toMatchObject({ parentItem: parent, title: 'Spelled the other way' });
     expect(notes()).toHaveLength(1);
     expect(notes()[0]?.note).toBe('<p>Spelled the other way</p>');
   });

@@ -41,7 +41,7 @@ describe('full text in the index', () => {
       backend: 'sqlite',
       report: { mode: 'build', fulltext: null },
     });
-    const out = await call(semanticSearch, { query: 'thermosteric', mode: 'keyword' });
+    const out = await call(semanticSearch, { q: 'thermosteric', mode: 'keyword' });
     expect(out.hits).toEqual([]);
   });
 
@@ -52,7 +52,7 @@ describe('full text in the index', () => {
     expect(updated.status.fulltextDocuments).toBe(updated.report.fulltext.indexed);
     expect(events.some((e) => e.phase === 'fulltext' && e.event === 'progress')).toBe(true);
 
-    const out = await call(semanticSearch, { query: 'thermosteric expansion', mode: 'keyword' });
+    const out = await call(semanticSearch, { q: 'thermosteric expansion', mode: 'keyword' });
     expect(out.hits[0]).toMatchObject({
       key: I.seaLevelArticle,
       library: SAMPLE_USER,

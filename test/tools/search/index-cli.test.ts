@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deps } from '../../../src/core/tool.js';
-import { queryIndex } from '../../../src/core/search-index/query.js';
+import { itemQuery, type SearchInput } from '../../../src/core/items/read/search.js';
+import { queryIndex, type IndexQuery } from '../../../src/core/search-index/query.js';
 import { indexedLibrary, runIndexUpdate } from '../../../src/core/search-index/service.js';
 import { openIndexDb } from '../../../src/core/search-index/store.js';
 import searchTool from '../../../src/tools/items/search-items.js';
@@ -188,13 +189,13 @@ describe('zot index on zotero.sqlite (no key)', () => {
     expect(envelope(rebuilt).data.report).toMatchObject({ mode: 'build', added: status.items, unchanged: 0 });
   });
 
-  it('zot semantic-search QUERY: one envelope of ranked hits; exit codes of its refusals', async () => {
+  it('zot semantic-search Q: one envelope of ranked hits; exit codes of its refusals', async () => {
     const r = await sample.zot(['semantic-search', 'Greenland mass balance', '--limit', '3']);
     expect(r.code).toBe(0);
     const env = envelope(r);
     expect(Object.keys(env)).toEqual(['ok', 'data', 'meta']);
     expect(env.data).toMatchObject({
-      query: 'Greenland mass balance',
+      q: 'Greenland mass balance',
       mode: 'hybrid',
       libraries: [
         {
@@ -290,12 +291,12 @@ describe('zot search from the index equals zot search without it', () => {
     { sort: 'date' },
     { tag: 'sea level' },
     { tag: ['sea level', '-to-cite'], top: true },
-    { itemType: 'journalArticle || book', top: true },
-    { itemType: '-attachment', sort: 'title' },
-    { collectionKey: C.seaLevel },
-    { collectionKey: C.climate, top: true, q: 'climate', qmode: 'everything' },
-    { includeTrashed: true, top: true, sort: 'title' },
-    { q: 'sea', includeTrashed: true },
+    { item_type: 'journalArticle || book', top: true },
+    { item_type: '-attachment', sort: 'title' },
+    { collection_key: C.seaLevel },
+    { collection_key: C.climate, top: true, q: 'climate', qmode: 'everything' },
+    { include_trashed: true, top: true, sort: 'title' },
+    { q: 'sea', include_trashed: true },
     { since: 1200, top: true },
   ];
 
@@ -327,10 +328,11 @@ describe('zot search from the index equals zot search without it', () => {
         // also asks Zotero's own full-text words, which only the reader knows).
         if (q.qmode === 'everything') continue;
         const direct = queryIndex(db, {
-          ...(q as object),
-          ...(typeof q.tag === 'string' ? { tag: q.tag } : {}),
+          // The reader's query for the tool's input (Web API names).
+          ...itemQuery(q as SearchInput),
+          ...(q.start !== undefined ? { start: q.start as number } : {}),
           limit: (q.limit as number | undefined) ?? 100,
-        });
+        } as IndexQuery);
         expect(direct?.keys, JSON.stringify(q)).toEqual(withIndex.keys);
       }
     } finally {

@@ -26,7 +26,7 @@ describe('tags on 500 items: request counts', () => {
     );
     const events: ProgressEvent[] = [];
     const out = await tagsTool.run(
-      { action: 'add', tag: 'seen', item_keys: keys },
+      { action: 'add_items', tag: 'seen', item_keys: keys },
       w.deps({ progress: events }),
     );
     expect(out.updated).toHaveLength(480);
@@ -40,7 +40,7 @@ describe('tags on 500 items: request counts', () => {
     // Only the tags travel, with each item's version.
     const body = w.world.server.log.find((e) => e.method === 'POST')?.body as Array<Record<string, unknown>>;
     expect(Object.keys(body[0]!).sort()).toEqual(['key', 'tags', 'version']);
-    expect(events[0]).toMatchObject({ event: 'start', phase: 'tag_add', total: 500 });
+    expect(events[0]).toMatchObject({ event: 'start', phase: 'tag_add_items', total: 500 });
     expect(events.at(-1)).toMatchObject({ event: 'complete', succeeded: 480, failed: 0 });
     expect(keys.every((k) => tagsOf(k).includes('seen'))).toBe(true);
 
@@ -51,7 +51,14 @@ describe('tags on 500 items: request counts', () => {
     expect(envelope(refused).error.hint).toContain('--confirm');
     expect(w.world.server.log).toHaveLength(0);
 
-    const removed = await w.zot(['tag', 'remove', 'seen', ...keys, '--confirm'], {
+    // Removing a tag from items is destructive: without --yes, no one is there to confirm.
+    const unconfirmed = await w.zot(['tag', 'remove', 'seen', ...keys, '--confirm'], {
+      ZOTEUS_CONFIRM_BULK_WRITES: '100',
+    });
+    expect(envelope(unconfirmed).error).toMatchObject({ code: 'confirmation_required' });
+    expect(w.world.server.log.filter((e) => e.method === 'POST')).toHaveLength(0);
+
+    const removed = await w.zot(['tag', 'remove', 'seen', ...keys, '--confirm', '--yes'], {
       ZOTEUS_CONFIRM_BULK_WRITES: '100',
     });
     expect(removed.code).toBe(0);
@@ -136,7 +143,7 @@ describe('zot tag rename / delete', () => {
     });
     expect(r.code).toBe(0);
     expect(envelope(r).data.would).toMatchObject({
-      action: 'remove',
+      action: 'remove_items',
       tag: 'x',
       items: 2,
       confirmation_needed: expect.any(String),
@@ -156,11 +163,15 @@ describe('zotero_manage_tags over MCP', () => {
       expect(tools.find((t) => t.name === 'zotero_manage_tags')?.annotations).toMatchObject({
         destructiveHint: true,
       });
-      const refused = await mcp.call('zotero_manage_tags', { action: 'remove', tag: 't', item_keys: keys });
+      const refused = await mcp.call('zotero_manage_tags', {
+        action: 'remove_items',
+        tag: 't',
+        item_keys: keys,
+      });
       expect(refused._meta?.['zoteus/error']).toMatchObject({ code: 'confirmation_required' });
       expect((refused._meta?.['zoteus/error'] as { hint: string }).hint).toContain('confirm: true');
       const ok = await mcp.call('zotero_manage_tags', {
-        action: 'remove',
+        action: 'remove_items',
         tag: 't',
         item_keys: keys,
         confirm: true,

@@ -20,37 +20,40 @@ afterAll(async () => {
 });
 
 describe('zot tag audit', () => {
-  it('--vocabulary FILE, --required-tier repeated, --scope: one envelope, no key needed', async () => {
+  const scoped = {
+    backend: 'sqlite',
+    items: 3,
+    scope: { collections: [K.climate, K.ice].sort() },
+    missingTier: [
+      { tier: 'method', count: 1, items: [K.b] },
+      { tier: 'topic', count: 2, items: [K.b, K.c] },
+    ],
+  };
+
+  it('--vocabulary FILE, --required-tiers and --collection-keys repeated: one envelope, no key needed', async () => {
     const r = await crafted.zot([
       'tag',
       'audit',
       '--vocabulary',
       vocabularyFile,
-      '--required-tier',
+      '--required-tiers',
       'method',
-      '--required-tier',
+      '--required-tiers',
       'topic',
-      '--scope',
-      JSON.stringify({ collection_keys: [K.climate], include_subcollections: true }),
+      '--collection-keys',
+      K.climate,
+      '--include-subcollections',
       '--json',
     ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const env = envelope(r);
     expect(env.ok).toBe(true);
-    expect(env.data).toMatchObject({
-      backend: 'sqlite',
-      items: 3,
-      scope: { collections: [K.climate, K.ice].sort() },
-      missingTier: [
-        { tier: 'method', count: 1, items: [K.b] },
-        { tier: 'topic', count: 2, items: [K.b, K.c] },
-      ],
-    });
+    expect(env.data).toMatchObject(scoped);
     expect(env.data.suggestions).toContain("zot tag rename Ice-Sheets 'Ice Sheet'");
   });
 
-  it('--vocabulary - reads stdin; the whole library without --scope', async () => {
+  it('--vocabulary - reads stdin; the whole library without --collection-keys', async () => {
     const r = await crafted.zot(['tag', 'audit', '--vocabulary', '-'], JSON.stringify(VOCABULARY));
     expect(r.code).toBe(0);
     const env = envelope(r);
@@ -67,8 +70,8 @@ describe('zot tag audit', () => {
       'audit',
       '--vocabulary',
       vocabularyFile,
-      '--scope',
-      '{"collection_keys":["ZZZZ2345"]}',
+      '--collection-keys',
+      'ZZZZ2345',
       '--json',
     ]);
     expect(missing.code).toBe(4);
@@ -96,7 +99,7 @@ describe('zotero_tag_audit over MCP', () => {
     const r = await mcp.call('zotero_tag_audit', {
       vocabulary: VOCABULARY,
       required_tiers: ['method'],
-      scope: { collection_keys: [K.ml] },
+      collection_keys: [K.ml],
     });
     expect(r.isError).toBeFalsy();
     expect(texts(r)[0]).toBe(
@@ -116,5 +119,14 @@ describe('zotero_tag_audit over MCP', () => {
   it('an invalid vocabulary is an isError result', async () => {
     const r = await mcp.call('zotero_tag_audit', { vocabulary: [] });
     expect(r.isError).toBe(true);
+  });
+
+  it("has no aliases: 0.1.0's scope is an unknown argument", async () => {
+    const r = await mcp.call('zotero_tag_audit', {
+      vocabulary: VOCABULARY,
+      scope: { collection_keys: [K.ml] },
+    });
+    expect(r.isError).toBe(true);
+    expect(texts(r)[0]).toMatch(/^validation_error: .*scope/);
   });
 });

@@ -155,14 +155,14 @@ describe('zotero_tag_audit on the whole library', () => {
 
 describe('zotero_tag_audit scoped to collections', () => {
   it('one collection, without and with its subcollections', async () => {
-    const only = await audit({ scope: { collection_keys: [K.climate] }, required_tiers: ['topic'] });
+    const only = await audit({ collection_keys: [K.climate], required_tiers: ['topic'] });
     expect(only.scope.collections).toEqual([K.climate]);
     expect(only.items).toBe(2);
     expect(tagsOf(only.unknown)).toEqual(['Océan', 'ocean', 'sea level']);
     expect(only.synonyms).toEqual([]);
     expect(only.missingTier).toEqual([{ tier: 'topic', count: 1, items: [K.b] }]);
 
-    const deep = await audit({ scope: { collection_keys: [K.climate], include_subcollections: true } });
+    const deep = await audit({ collection_keys: [K.climate], include_subcollections: true });
     expect(deep.scope.collections).toEqual([K.climate, K.ice].sort());
     expect(deep.items).toBe(3);
     expect(tagsOf(deep.unknown)).toContain('Ice-Sheets');
@@ -170,12 +170,12 @@ describe('zotero_tag_audit scoped to collections', () => {
   });
 
   it('several collections; an unknown key is not_found', async () => {
-    const out = await audit({ scope: { collection_keys: [K.ml, K.ice] } });
+    const out = await audit({ collection_keys: [K.ml, K.ice] });
     expect(out.items).toBe(3);
     expect(out.synonyms.map((s) => s.tag)).toEqual(['DL']);
-    await expect(audit({ scope: { collection_keys: ['ZZZZ2345'] } })).rejects.toMatchObject({
+    await expect(audit({ collection_keys: ['ZZZZ2345'] })).rejects.toMatchObject({
       code: 'not_found',
-      field: 'scope.collection_keys',
+      field: 'collection_keys',
     });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `zotero_search_items`: items of a library, filtered, searched and paged by the backend the
- * router picks, in the Web API's JSON shape. `addedWithinDays` (`zot recent --days N`) walks the
+ * router picks, in the Web API's JSON shape. `added_within_days` (`zot recent --days N`) walks the
  * library newest-added first until it passes the cut-off, so it needs no date filter from the
  * backend.
  */
@@ -17,7 +17,7 @@ export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 /** Characters of one text field (an abstract, a note) that a search result keeps. */
 export const SEARCH_FIELD_CHARS = 2_000;
-/** At most this many of the newest items are read for `addedWithinDays`. */
+/** At most this many of the newest items are read for `added_within_days`. */
 export const RECENT_CAP = 10_000;
 const PAGE = 100;
 const DAY_MS = 86_400_000;
@@ -25,17 +25,17 @@ const DAY_MS = 86_400_000;
 export interface SearchInput extends LibraryArgs {
   q?: string | undefined;
   qmode?: 'titleCreatorYear' | 'everything' | undefined;
-  itemType?: string | string[] | undefined;
+  item_type?: string | string[] | undefined;
   tag?: string | string[] | undefined;
-  collectionKey?: string | undefined;
+  collection_key?: string | undefined;
   top?: boolean | undefined;
   since?: number | undefined;
-  includeTrashed?: boolean | undefined;
+  include_trashed?: boolean | undefined;
   sort?: SortField | undefined;
   direction?: 'asc' | 'desc' | undefined;
   start?: number | undefined;
   limit?: number | undefined;
-  addedWithinDays?: number | undefined;
+  added_within_days?: number | undefined;
 }
 
 export interface SearchOutput extends Answered {
@@ -68,15 +68,15 @@ export function queryText(q: string | undefined): string {
 /** The reader's query for an input (no `start`/`limit`). */
 export function itemQuery(input: SearchInput): ItemQuery {
   const q = queryText(input.q);
-  const query: ItemQuery = { includeTrashed: input.includeTrashed ?? false };
+  const query: ItemQuery = { includeTrashed: input.include_trashed ?? false };
   if (input.top !== undefined) query.top = input.top;
   if (q) {
     query.q = q;
     query.qmode = input.qmode ?? 'titleCreatorYear';
   }
-  if (input.itemType !== undefined) query.itemType = input.itemType;
+  if (input.item_type !== undefined) query.itemType = input.item_type;
   if (input.tag !== undefined) query.tag = input.tag;
-  if (input.collectionKey !== undefined) query.collectionKey = input.collectionKey;
+  if (input.collection_key !== undefined) query.collectionKey = input.collection_key;
   if (input.since !== undefined) query.since = input.since;
   if (input.sort !== undefined) query.sort = input.sort;
   if (input.direction !== undefined) query.direction = input.direction;
@@ -84,10 +84,10 @@ export function itemQuery(input: SearchInput): ItemQuery {
 }
 
 export async function searchItems(deps: Deps, input: SearchInput): Promise<SearchOutput> {
-  if (input.addedWithinDays !== undefined && input.sort !== undefined && input.sort !== 'dateAdded') {
+  if (input.added_within_days !== undefined && input.sort !== undefined && input.sort !== 'dateAdded') {
     throw new ZoteusError(
       'validation_error',
-      `addedWithinDays lists items by the date they were added; sort "${input.sort}" cannot apply.`,
+      `added_within_days lists items by the date they were added; sort "${input.sort}" cannot apply.`,
       { field: 'sort', hint: 'Omit sort (or use "dateAdded"); direction "asc" lists the oldest first.' },
     );
   }
@@ -95,9 +95,9 @@ export async function searchItems(deps: Deps, input: SearchInput): Promise<Searc
   const start = input.start ?? 0;
   const limit = input.limit ?? DEFAULT_LIMIT;
   const query = itemQuery(input);
-  if (input.addedWithinDays !== undefined) {
+  if (input.added_within_days !== undefined) {
     return bounded({
-      ...(await addedWithin(deps, reader, query, input.addedWithinDays, start, limit)),
+      ...(await addedWithin(deps, reader, query, input.added_within_days, start, limit)),
       ...answered(route),
     });
   }

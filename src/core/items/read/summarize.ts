@@ -30,7 +30,7 @@ const CHUNK = 10;
 export interface SummarizeInput extends LibraryArgs {
   item_keys?: string[] | undefined;
   all?: boolean | undefined;
-  collectionKey?: string | undefined;
+  collection_key?: string | undefined;
   start?: number | undefined;
   limit?: number | undefined;
 }
@@ -66,7 +66,9 @@ async function digests(
 export async function summarize(deps: Deps, input: SummarizeInput): Promise<SummarizeOutput> {
   const keys = input.item_keys ?? [];
   if (keys.length > 0) {
-    const listing = (['all', 'collectionKey', 'start', 'limit'] as const).find((f) => input[f] !== undefined);
+    const listing = (['all', 'collection_key', 'start', 'limit'] as const).find(
+      (f) => input[f] !== undefined,
+    );
     if (listing) {
       throw new ZoteusError(
         'validation_error',
@@ -107,7 +109,7 @@ export async function summarize(deps: Deps, input: SummarizeInput): Promise<Summ
     top: true,
     sort: 'dateAdded',
     direction: 'asc' as const,
-    ...(input.collectionKey !== undefined ? { collectionKey: input.collectionKey } : {}),
+    ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
   };
   const first = await reader.items({ ...query, start, limit: Math.min(PAGE, limit) });
   const total = Math.max(0, Math.min(limit, first.totalResults - start));

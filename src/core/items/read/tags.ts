@@ -14,7 +14,7 @@ export const TAG_MAX_LIMIT = 1000;
 export interface ListTagsInput extends LibraryArgs {
   q?: string | undefined;
   type?: 'manual' | 'automatic' | undefined;
-  includeTrashed?: boolean | undefined;
+  include_trashed?: boolean | undefined;
   sort?: 'tag' | 'numItems' | undefined;
   start?: number | undefined;
   limit?: number | undefined;
@@ -39,7 +39,7 @@ export interface ListTagsOutput extends Answered {
 
 export async function listTags(deps: Deps, input: ListTagsInput): Promise<ListTagsOutput> {
   const { reader, route } = await openReader(deps, input);
-  const all = await reader.tags({ includeTrashed: input.includeTrashed ?? false });
+  const all = await reader.tags({ includeTrashed: input.include_trashed ?? false });
   let rows: TagRow[] = all.map((t) => ({
     tag: t.tag,
     type: t.meta.type ?? 0,

@@ -88,15 +88,15 @@ describe('zotero_search_items on zotero.sqlite', () => {
     ]);
   });
 
-  it('filters: itemType, tag, collectionKey, includeTrashed, top', async () => {
-    const books = await search({ itemType: 'book', limit: 100 });
+  it('filters: item_type, tag, collection_key, include_trashed, top', async () => {
+    const books = await search({ item_type: 'book', limit: 100 });
     expect(books.items.every((i) => i.data.itemType === 'book')).toBe(true);
     expect(books.totalResults).toBeGreaterThan(1);
-    const notBooks = await search({ itemType: '-book', limit: 100 });
+    const notBooks = await search({ item_type: '-book', limit: 100 });
     expect(notBooks.items.some((i) => i.data.itemType === 'book')).toBe(false);
-    const either = await search({ itemType: 'book || thesis', limit: 100 });
+    const either = await search({ item_type: 'book || thesis', limit: 100 });
     expect(either.totalResults).toBe(
-      books.totalResults + (await search({ itemType: 'thesis' })).totalResults,
+      books.totalResults + (await search({ item_type: 'thesis' })).totalResults,
     );
 
     const tagged = await search({ tag: 'sea level', limit: 100 });
@@ -107,12 +107,12 @@ describe('zotero_search_items on zotero.sqlite', () => {
     expect(both.totalResults).toBeGreaterThan(0);
     expect(both.totalResults).toBeLessThan(tagged.totalResults);
 
-    const inColl = await search({ collectionKey: C.seaLevel, limit: 100 });
+    const inColl = await search({ collection_key: C.seaLevel, limit: 100 });
     expect(inColl.items.every((i) => (i.data.collections as string[]).includes(C.seaLevel))).toBe(true);
     expect(keys(inColl)).toContain(I.seaLevelArticle);
 
     expect(keys(await search({ q: 'retracted' }))).toEqual([]);
-    const trashed = await search({ q: 'retracted', includeTrashed: true });
+    const trashed = await search({ q: 'retracted', include_trashed: true });
     expect(keys(trashed)).toEqual([I.trashedArticle]);
     expect(trashed.items[0]!.data.deleted).toBe(1);
 
@@ -143,7 +143,7 @@ describe('zotero_search_items on zotero.sqlite', () => {
     expect(modified).toEqual([...modified].sort().reverse());
   });
 
-  it('addedWithinDays: items added in the last N days, newest first (or oldest first)', async () => {
+  it('added_within_days: items added in the last N days, newest first (or oldest first)', async () => {
     const all = (await search({ top: true, sort: 'dateAdded', direction: 'desc', limit: 100 })).items;
     const newest = Date.parse(all[0]!.data.dateAdded as string);
     const clock = { now: () => newest + 86_400_000 * 30, sleep: async () => {} };
@@ -153,20 +153,20 @@ describe('zotero_search_items on zotero.sqlite', () => {
     );
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(all.length);
-    const recent = await search({ top: true, addedWithinDays: 200 }, deps);
+    const recent = await search({ top: true, added_within_days: 200 }, deps);
     expect(keys(recent)).toEqual(keys({ items: expected }).slice(0, 25));
     expect(recent.totalResults).toBe(expected.length);
-    const oldestFirst = await search({ top: true, addedWithinDays: 200, direction: 'asc', limit: 2 }, deps);
+    const oldestFirst = await search({ top: true, added_within_days: 200, direction: 'asc', limit: 2 }, deps);
     expect(keys(oldestFirst)).toEqual(keys({ items: [...expected].reverse() }).slice(0, 2));
-    expect((await search({ addedWithinDays: 1 }, deps)).totalResults).toBe(0);
-    await expect(search({ addedWithinDays: 3, sort: 'title' }, deps)).rejects.toMatchObject({
+    expect((await search({ added_within_days: 1 }, deps)).totalResults).toBe(0);
+    await expect(search({ added_within_days: 3, sort: 'title' }, deps)).rejects.toMatchObject({
       code: 'validation_error',
       field: 'sort',
     });
   });
 
   it('a collection key the library does not have is not_found', async () => {
-    await expect(search({ collectionKey: 'ZZZZ2345' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(search({ collection_key: 'ZZZZ2345' })).rejects.toMatchObject({ code: 'not_found' });
   });
 });
 
@@ -247,7 +247,7 @@ describe('zotero_list_tags on zotero.sqlite', () => {
     const sea = all.tags.find((t) => t.tag === 'sea level')!;
     expect(sea.numItems).toBeGreaterThan(5);
     expect(all.tags.some((t) => t.tag === 'trashed-only')).toBe(false);
-    expect((await tags({ q: 'trashed', includeTrashed: true })).tags.map((t) => t.tag)).toEqual([
+    expect((await tags({ q: 'trashed', include_trashed: true })).tags.map((t) => t.tag)).toEqual([
       'trashed-only',
     ]);
 
@@ -291,8 +291,7 @@ describe('zotero_summarize on zotero.sqlite', () => {
     start: number;
     backend: string;
   };
-  const digest = (input: Record<string, unknown>, deps?: Deps) =>
-    run(summarize, input, deps) as Promise<Out>;
+  const digest = (input: Record<string, unknown>, deps?: Deps) => run(summarize, input, deps) as Promise<Out>;
 
   it('digests of items by key: citation, creators, year, abstract, tags, collections, notes, full text', async () => {
     const r = await digest({ item_keys: [I.seaLevelArticle, I.muellerThesis] });
@@ -334,7 +333,7 @@ describe('zotero_summarize on zotero.sqlite', () => {
     expect(page.digests.map((d) => d.key)).toEqual(all.digests.slice(2, 5).map((d) => d.key));
     expect(events[0]).toMatchObject({ event: 'start', phase: 'summarize', total: 3 });
     expect(events.at(-1)).toMatchObject({ event: 'complete', done: 3, total: 3, succeeded: 3, failed: 0 });
-    const coll = await digest({ all: true, collectionKey: C.seaLevel });
+    const coll = await digest({ all: true, collection_key: C.seaLevel });
     expect(
       coll.digests.every((d) => (d.collections as Array<{ key: string }>).some((c) => c.key === C.seaLevel)),
     ).toBe(true);

@@ -107,12 +107,12 @@ describe('zotero_search_items on the Web API', () => {
   });
 
   it('filters by type, tag, collection; trash only when asked; children unless top', async () => {
-    expect(keys(await run(searchItems, { itemType: 'book' }))).toEqual([book]);
+    expect(keys(await run(searchItems, { item_type: 'book' }))).toEqual([book]);
     expect(keys(await run(searchItems, { tag: 'sea level' }))).toEqual([church, thesis].sort());
-    expect(keys(await run(searchItems, { collectionKey: coll }))).toEqual([church, thesis].sort());
+    expect(keys(await run(searchItems, { collection_key: coll }))).toEqual([church, thesis].sort());
     const top = await run(searchItems, { top: true });
     expect(keys(top)).toEqual([church, book, thesis].sort());
-    const withTrash = await run(searchItems, { top: true, includeTrashed: true });
+    const withTrash = await run(searchItems, { top: true, include_trashed: true });
     expect(keys(withTrash)).toContain(trashed);
     const children = await run(searchItems, {});
     expect(keys(children)).toEqual([church, book, thesis, note, pdf].sort());
@@ -127,10 +127,10 @@ describe('zotero_search_items on the Web API', () => {
     expect(gets).toHaveLength(1);
   });
 
-  it('addedWithinDays by the deps clock: everything was added just now', async () => {
+  it('added_within_days by the deps clock: everything was added just now', async () => {
     const later = { ...deps, clock: { now: () => Date.now() + 10 * 86_400_000, sleep: async () => {} } };
-    expect((await run(searchItems, { top: true, addedWithinDays: 5 }, later)).totalResults).toBe(0);
-    expect((await run(searchItems, { top: true, addedWithinDays: 20 }, later)).totalResults).toBe(3);
+    expect((await run(searchItems, { top: true, added_within_days: 5 }, later)).totalResults).toBe(0);
+    expect((await run(searchItems, { top: true, added_within_days: 20 }, later)).totalResults).toBe(3);
   });
 });
 

@@ -37,7 +37,18 @@ export interface CliCommand {
    * this command (`zot note add KEY TEXT`) with `--add` filling `text`.
    */
   via?: { path: readonly string[]; flags: Record<string, string> };
+  /**
+   * Old spellings of this command's options (the flag without `--`), accepted for a while with a
+   * one-line notice on stderr and never shown in `--help` or `zot schema`: `field` fills that
+   * input as its own flag would; `fields`, for an option whose JSON object value became
+   * options of their own, fills each of those inputs from the object's field of the same name.
+   */
+  deprecatedFlags?: Record<string, DeprecatedFlag>;
 }
+
+export type DeprecatedFlag = { removedIn: string } & (
+  { field: string; fields?: never } | { fields: readonly string[]; field?: never }
+);
 
 export interface ProgressEvent {
   event: 'start' | 'progress' | 'complete';

@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ZoteusError } from '../../core/errors.js';
+import type { DeprecatedFlag } from '../../core/tool.js';
 import type { Param } from './params.js';
 import { findNode, GLOBAL_FLAGS, type CommandNode } from './tree.js';
 
@@ -37,6 +38,8 @@ export interface Parsed {
   unknownWord: string | undefined;
   input: Record<string, unknown>;
   controls: Controls;
+  /** One line each for stderr: an old flag spelling was used (CliCommand.deprecatedFlags). */
+  notices: string[];
 }
 
 function usage(message: string, field?: string, hint?: string): ZoteusError {
@@ -140,6 +143,7 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
       ...(short ? { short: short.slice(1) } : {}),
     };
   }
+  const deprecated = deprecatedOptions(node, options);
   let values: Record<string, unknown>;
   let positionals: string[];
   try {
@@ -195,7 +199,87 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
   if (i < words.length) {
     throw usage(`Unexpected argument '${words[i]}' for \`zot ${node.path.join(' ')}\`.`);
   }
-  return { node, unknownWord, input, controls };
+  const notices = applyDeprecated(deprecated, values, input);
+  return { node, unknownWord, input, controls, notices };
+}
+
+interface OldFlag {
+  name: string;
+  spec: DeprecatedFlag;
+  /** The options that replace it. */
+  targets: Param[];
+}
+
+/**
+ * The command's old flag spellings, added to the parser's options (hidden: `--help` and `zot
+ * schema` read only `node.params`). One that names no option of the command is ignored.
+ */
+function deprecatedOptions(node: CommandNode, options: NonNullable<ParseArgsConfig['options']>): OldFlag[] {
+  const declared = node.target?.kind === 'tool' ? node.target.command.deprecatedFlags : undefined;
+  const out: OldFlag[] = [];
+  for (const [name, spec] of Object.entries(declared ?? {})) {
+    if (Object.hasOwn(options, name)) continue;
+    const wanted = spec.field !== undefined ? [spec.field] : spec.fields;
+    const targets = node.params.filter((p) => p.kind === 'option' && wanted.includes(p.name));
+    if (targets.length !== wanted.length) continue;
+    const only = targets[0] as Param;
+    options[name] =
+      spec.field === undefined
+        ? { type: 'string' }
+        : {
+            type: only.type === 'boolean' ? 'boolean' : 'string',
+            ...(only.type === 'array' ? { multiple: true } : {}),
+          };
+    out.push({ name, spec, targets });
+  }
+  return out;
+}
+
+/** Fills the inputs of the old flags that were given; the notices to print. */
+function applyDeprecated(
+  old: readonly OldFlag[],
+  values: Record<string, unknown>,
+  input: Record<string, unknown>,
+): string[] {
+  const notices: string[] = [];
+  for (const { name, spec, targets } of old) {
+    const value = values[name];
+    if (value === undefined) continue;
+    const flag = `--${name}`;
+    const use = targets.map((p) => `--${optionName(p)}`).join(' and ');
+    notices.push(`zot: ${flag} is deprecated; use ${use} (removed in ${spec.removedIn}).`);
+    const taken = targets.find((p) => input[p.name] !== undefined);
+    if (taken)
+      throw usage(
+        `${flag} and --${optionName(taken)} set the same input; give --${optionName(taken)} only.`,
+        taken.name,
+      );
+    if (spec.field !== undefined) {
+      const p = targets[0] as Param;
+      input[p.name] =
+        p.type === 'boolean'
+          ? value
+          : Array.isArray(value)
+            ? value.map((v) => convert(p, String(v), flag))
+            : convert(p, String(value), flag);
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(value));
+    } catch {
+      throw usage(`${flag} must be a JSON object; it is deprecated: use ${use}.`, name);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw usage(`${flag} must be a JSON object; it is deprecated: use ${use}.`, name);
+    }
+    for (const [key, v] of Object.entries(parsed)) {
+      const p = targets.find((t) => t.name === key);
+      if (!p) throw usage(`${flag} has no field '${key.slice(0, 40)}'; it is deprecated: use ${use}.`, name);
+      input[p.name] = v;
+    }
+  }
+  return notices;
 }
 
 export { findNode };

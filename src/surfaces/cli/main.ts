@@ -51,6 +51,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   try {
     const root = buildTree(options.tools, options.params, options.groups);
     const parsed = parseCommandLine(root, argv);
+    for (const notice of parsed.notices) writer.stderr(notice);
     if (parsed.controls.version) {
       writer.raw(`${CLI_VERSION}\n`);
       return 0;

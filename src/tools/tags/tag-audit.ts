@@ -117,6 +117,11 @@ export default defineTool({
       path: ['tag', 'audit'],
       summary: 'Audit tags against a vocabulary: zot tag audit --vocabulary FILE|- [--required-tiers T]…',
       files: { vocabulary: 'json' },
+      // 0.1.0's spellings, for one release.
+      deprecatedFlags: {
+        'required-tier': { field: 'required_tiers', removedIn: '0.3.0' },
+        scope: { fields: ['collection_keys', 'include_subcollections'], removedIn: '0.3.0' },
+      },
     },
   ],
   input: z

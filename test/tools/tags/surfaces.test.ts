@@ -53,6 +53,62 @@ describe('zot tag audit', () => {
     expect(env.data.suggestions).toContain("zot tag rename Ice-Sheets 'Ice Sheet'");
   });
 
+  it("0.1.0's --required-tier and --scope JSON still work for 0.2.0, each with a notice on stderr", async () => {
+    const r = await crafted.zot([
+      'tag',
+      'audit',
+      '--vocabulary',
+      vocabularyFile,
+      '--required-tier',
+      'method',
+      '--required-tier',
+      'topic',
+      '--scope',
+      JSON.stringify({ collection_keys: [K.climate], include_subcollections: true }),
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    expect(envelope(r).data).toMatchObject(scoped);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'zot: --required-tier is deprecated; use --required-tiers (removed in 0.3.0).',
+      'zot: --scope is deprecated; use --collection-keys and --include-subcollections (removed in 0.3.0).',
+    ]);
+    // Old and new spelling of one input, or a field --scope never had: usage errors.
+    const both = await crafted.zot([
+      'tag',
+      'audit',
+      '--vocabulary',
+      vocabularyFile,
+      '--required-tier',
+      'method',
+      '--required-tiers',
+      'topic',
+      '--json',
+    ]);
+    expect(both.code).toBe(3);
+    expect(envelope(both).error).toMatchObject({ code: 'validation_error', field: 'required_tiers' });
+    const odd = await crafted.zot([
+      'tag',
+      'audit',
+      '--vocabulary',
+      vocabularyFile,
+      '--scope',
+      '{"__proto__":{"x":1}}',
+      '--json',
+    ]);
+    expect(odd.code).toBe(3);
+    expect(envelope(odd).error.code).toBe('validation_error');
+  });
+
+  it('the old spellings are in neither --help nor zot schema', async () => {
+    const help = await crafted.zot(['tag', 'audit', '--help']);
+    expect(help.stdout).toContain('--required-tiers');
+    expect(help.stdout).not.toMatch(/--required-tier\b(?!s)|--scope/);
+    const schema = JSON.stringify((await crafted.zot(['schema', 'tag', 'audit', '--json'])).json());
+    expect(schema).toContain('--collection-keys');
+    expect(schema).not.toMatch(/--required-tier"|--scope/);
+  });
+
   it('--vocabulary - reads stdin; the whole library without --collection-keys', async () => {
     const r = await crafted.zot(['tag', 'audit', '--vocabulary', '-'], JSON.stringify(VOCABULARY));
     expect(r.code).toBe(0);

@@ -22,11 +22,11 @@ describe('success envelope', () => {
     const meta = env.meta as Record<string, unknown>;
     expect(Object.keys(meta)).toEqual(META_KEYS);
     expect(meta.schema_version).toBe('1.0.0');
-    expect(meta.cli_version).toBe('0.1.0');
+    expect(meta.cli_version).toBe('0.2.0');
     expect(meta.request_id).toMatch(/^[0-9a-f]{12}$/);
     expect(typeof meta.latency_ms).toBe('number');
     const data = env.data as Record<string, unknown>;
-    expect(data.version).toBe('0.1.0');
+    expect(data.version).toBe('0.2.0');
     expect(data.readOnly).toBe(false);
     expect(data.library).toEqual({
       type: 'user',
@@ -61,7 +61,7 @@ describe('success envelope', () => {
 
   it('zot --version prints the bare version and exits 0', async () => {
     const r = await runZot(['--version'], { env: box.env });
-    expect(r).toMatchObject({ code: 0, stdout: '0.1.0\n', stderr: '' });
+    expect(r).toMatchObject({ code: 0, stdout: '0.2.0\n', stderr: '' });
   });
 });
 
@@ -217,7 +217,7 @@ describe('formats', () => {
   it('on a pseudo-TTY the output is a table; ZOT_FORMAT=json forces JSON there', async () => {
     const table = await runZot(['whoami'], { env: box.env, tty: true });
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^version\s+0\.1\.0\r?$/m);
+    expect(table.stdout).toMatch(/^version\s+0\.2\.0\r?$/m);
     expect(table.stdout).toMatch(/^library\.source\s+desktop\r?$/m);
     expect(table.stdout.trim().startsWith('{')).toBe(false);
     const json = await runZot(['whoami'], { env: { ...box.env, ZOT_FORMAT: 'json' }, tty: true });

@@ -66,8 +66,8 @@ describe('tool inventory', () => {
       for (const child of node.children.values()) visit(child);
     };
     visit(root);
-    expect(grouping.map((n) => n.path.join(' ')).sort()).toEqual(
-      ['collection', 'config', 'index', 'note', 'tag', 'trash'].sort(),
+    expect(grouping.map((n) => n.path.join(' '))).toEqual(
+      expect.arrayContaining(['collection', 'config', 'index', 'note', 'tag', 'trash']),
     );
     for (const node of grouping) {
       const help = node.group ? node.summary : node.groupSummary;

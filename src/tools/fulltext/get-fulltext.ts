@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, maxCharsParam } from '../shared/params.js';
+import { PROVENANCE, libraryParams, maxCharsParam, offsetParam } from '../shared/params.js';
 
 const locator = {
   page: z
@@ -64,12 +64,7 @@ export default defineTool({
         'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with offset.',
         200_000,
       ),
-      offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('No mode: start reading at this character offset (the previous answer’s end).'),
+      offset: offsetParam('No mode: start reading at this character offset (the previous answer’s end).'),
       limit: z
         .number()
         .int()

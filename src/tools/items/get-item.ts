@@ -5,7 +5,7 @@ import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
 import { asItemJson, webApiItem } from './shared.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, maxCharsParam, zoteroKey } from '../shared/params.js';
+import { PROVENANCE, libraryParams, maxCharsParam, offsetParam, zoteroKey } from '../shared/params.js';
 
 const child = z.object({
   key: z.string(),
@@ -85,14 +85,9 @@ export default defineTool({
       max_chars: maxCharsParam(
         'At most this many characters of each text field of the item (default 10,000; fewer when the item would not fit in the answer’s size bound, about 40 KB).',
       ),
-      offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe(
-          'Start the fields longer than max_chars at this character (the end a previous answer gave in truncatedFields); shorter fields are always whole.',
-        ),
+      offset: offsetParam(
+        'Start the fields longer than max_chars at this character (the end a previous answer gave in truncatedFields); shorter fields are always whole.',
+      ),
       children_start: z
         .number()
         .int()

@@ -4,7 +4,14 @@ import { clipText, fitRows, nextStartOf, ROWS_BUDGET } from '../../core/items/re
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { nextStartField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, maxCharsParam, startParam, zoteroKey } from '../shared/params.js';
+import {
+  PROVENANCE,
+  libraryParams,
+  maxCharsParam,
+  offsetParam,
+  startParam,
+  zoteroKey,
+} from '../shared/params.js';
 
 /** Characters of each note's text (and HTML) an answer holds, by default. */
 const NOTE_MAX_CHARS = 10_000;
@@ -46,14 +53,9 @@ export default defineTool({
       max_chars: maxCharsParam(
         'At most this many characters of each note’s text and HTML (default 10,000; fewer when a note would not fit in the answer’s size bound, about 40 KB).',
       ),
-      offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe(
-          'Start the notes longer than max_chars at this character (the end a previous answer gave); shorter notes are always whole.',
-        ),
+      offset: offsetParam(
+        'Start the notes longer than max_chars at this character (the end a previous answer gave); shorter notes are always whole.',
+      ),
       start: startParam('Zero-based offset into the notes (default 0): the nextStart of a previous answer.'),
       ...libraryParams,
     })

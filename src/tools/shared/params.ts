@@ -47,11 +47,16 @@ export interface PageSize {
   note?: string;
 }
 
+/** A place to continue from, 0 or more: a page's `start`, a long text's `offset`. */
+export function offsetParam(description: string) {
+  return z.number().int().min(0).optional().describe(description);
+}
+
 /** `start`: where a page starts, from 0. */
 export function startParam(
   description = 'Zero-based offset of the page (default 0): the nextStart of a previous answer.',
 ) {
-  return z.number().int().min(0).optional().describe(description);
+  return offsetParam(description);
 }
 
 /** `limit`: rows per page, with its default and its maximum in the description. */

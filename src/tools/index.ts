@@ -23,6 +23,8 @@ import getItem from './items/get-item.js';
 import listTags from './tags/list-tags.js';
 import searchItems from './items/search-items.js';
 import stats from './library/stats.js';
+import schema from './library/schema.js';
+import sync from './library/sync.js';
 import summarize from './items/summarize.js';
 import trashItems from './items/trash-items.js';
 import updateItem from './items/update-item.js';
@@ -38,6 +40,8 @@ export const tools: readonly AnyTool[] = [
   libraryGroups,
   listCollections,
   manageCollections,
+  schema,
+  sync,
   evidenceTable,
   searchItems,
   getItem,

@@ -370,6 +370,11 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       { world: 'desktop', args: { limit: 1000 }, why: 'the largest page' },
     ],
     zotero_stats: [{ world: 'desktop', args: {}, why: '20,000 items' }],
+    zotero_schema: [{ world: 'web', args: {}, why: 'every item type of the schema' }],
+    zotero_sync: [
+      { world: 'web', args: { since: 0 }, why: 'a library of 4,300 items since 0, default page' },
+      { world: 'web', args: { since: 0, limit: 500 }, why: 'the largest page' },
+    ],
     zotero_summarize: [
       { world: 'desktop', args: { all: true }, why: 'all: 20,000 items' },
       { world: 'desktop', args: {}, why: 'the default page, the worst item first' },

@@ -1,0 +1,68 @@
+/**
+ * `zotero_schema` / `zot item-types [ITEM_TYPE]`: Zotero's item types, their fields and creator
+ * types. (tools.md spells the command `zot schema --zotero`; `zot schema` is the CLI's own
+ * built-in, which does not hand a flag to a tool, so the tool has a command of its own.)
+ */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+
+const itemType = z.object({
+  itemType: z.string(),
+  fields: z
+    .array(
+      z.object({
+        field: z.string(),
+        baseField: z
+          .string()
+          .optional()
+          .describe('The base field this type-specific one maps onto (bookTitle → publicationTitle).'),
+      }),
+    )
+    .describe('The fields of this type, in Zotero’s order (title first).'),
+  creatorTypes: z.array(z.string()).describe('The creator types of this type, the primary one first.'),
+});
+
+export default defineTool({
+  name: 'zotero_schema',
+  title: 'Zotero item schema (read-only)',
+  summary: 'List Zotero’s item types with their fields and creator types, from the server’s schema.',
+  description: [
+    'Read-only; changes nothing. Lists Zotero’s item schema: every item type with its fields (and, for a type-specific',
+    'field, the base field it maps onto, e.g. bookTitle → publicationTitle, so a publicationTitle written to a book section',
+    'lands in bookTitle) and its creator types, the primary one first. Pass item_type for one type. Use it before',
+    'zotero_create_items or zotero_update_item to know which fields and creator types an item type accepts. The schema is',
+    'the configured server’s (GET /schema, checked at most once a day); when the server does not answer, the copy cached',
+    'or bundled with Zoteus: source says which, version is the schema’s version. The whole schema is about 26 KB.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.2.0',
+  cli: [{ path: ['item-types'], args: ['item_type'] }],
+  input: z
+    .object({
+      item_type: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .describe('One item type to describe (e.g. "journalArticle", "bookSection"); omit for all of them.'),
+    })
+    .strict(),
+  output: z.object({
+    version: z.number().int().describe('The schema’s version.'),
+    source: z
+      .enum(['server', 'cache', 'bundled'])
+      .describe(
+        'server: fetched from the configured server now or within a day; cache: the server’s copy kept on disk; bundled: the copy that comes with Zoteus.',
+      ),
+    itemTypes: z.array(itemType).describe('The item types (one, with item_type).'),
+  }),
+  summarize: (out) =>
+    out.itemTypes.length === 1
+      ? `${out.itemTypes[0]!.itemType}: ${out.itemTypes[0]!.fields.length} fields, ${out.itemTypes[0]!.creatorTypes.length} creator types (schema version ${out.version}, ${out.source}).`
+      : `${out.itemTypes.length} item types (schema version ${out.version}, ${out.source}).`,
+  async run(input, deps) {
+    const { schemaView } = await import('../../core/items/schema-view.js');
+    return schemaView(deps, input.item_type);
+  },
+});

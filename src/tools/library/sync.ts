@@ -1,0 +1,114 @@
+/** `zotero_sync` / `zot sync --since VERSION`: what changed in a library since a version, deletions included. */
+import * as z from 'zod';
+import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
+import { defineTool } from '../../core/tool.js';
+import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
+import { PROVENANCE, libraryParams, pagingParams, type PageSize } from '../shared/params.js';
+
+const PAGE: PageSize = { rows: 'Changes', default: 100, max: 500, note: 'a page holds at most about 40 KB' };
+
+const count = z.number().int();
+const change = z.object({
+  kind: z
+    .enum(['item', 'collection', 'search', 'tag'])
+    .describe('What changed: an item, a collection, a saved search, a tag.'),
+  change: z
+    .enum(['modified', 'deleted'])
+    .describe('modified: created or changed (moving to or from the trash too); deleted: removed for good.'),
+  key: z.string().optional().describe('The object key (items, collections, searches).'),
+  tag: z.string().optional().describe('The tag, for a deleted tag.'),
+  version: z.number().int().optional().describe('The object’s version after the change (modified entries).'),
+  itemType: z.string().optional(),
+  title: z.string().optional().describe('An item’s title (a note’s first line).'),
+  parentItem: z.string().optional().describe('The item a note, attachment or annotation belongs to.'),
+  name: z.string().optional().describe('A collection’s or saved search’s name.'),
+  parentCollection: z.string().optional(),
+  trashed: z.boolean().optional().describe('True for an item or collection now in the trash.'),
+});
+
+export default defineTool({
+  name: 'zotero_sync',
+  title: 'Changes since a library version (read-only)',
+  summary:
+    'List what changed in a library since a library version: modified items, collections and searches, and deletions.',
+  description: [
+    'Read-only; changes nothing. Lists what changed in a library after the library version since, as Zotero’s sync tells',
+    'it: items, collections and saved searches created or changed (oldest change first, each with its version and what',
+    'names it: an item’s type, title and parent, a collection’s name; moving to or from the trash is a change, trashed',
+    'says where it is), then what was deleted for good (items, collections, searches by key; tags by name). counts gives',
+    'the totals of each kind. Pages with start/limit (100 by default, at most 500; a page holds at most about 40 KB),',
+    'totalResults counts every change and nextStart, when present, is the start of the next page. libraryVersion is the',
+    'library’s version when the changes were read: keep it and pass it as since next time to get only what changed after;',
+    'since 0 lists the whole library. If libraryVersion differs between two pages, the library changed meanwhile: start',
+    'again from start 0. Reads the Zotero Web API (the desktop app keeps no deletion log for others); needs ZOTERO_API_KEY.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  needsKey: true,
+  since: '0.2.0',
+  cli: [{ path: ['sync'] }],
+  input: z
+    .object({
+      since: z
+        .number()
+        .int()
+        .min(0)
+        .describe(
+          'The library version to list changes after: the libraryVersion of an earlier answer (or of zotero_stats); 0 for everything.',
+        ),
+      ...libraryParams,
+      ...pagingParams(PAGE),
+    })
+    .strict(),
+  output: z.object({
+    ...answeredFields,
+    since: count.describe('The version given: changes after it are listed.'),
+    libraryVersion: count.describe(
+      'The library’s version when the changes were read: the since of the next call.',
+    ),
+    counts: z
+      .object({
+        items: z.object({ modified: count, deleted: count }),
+        collections: z.object({ modified: count, deleted: count }),
+        searches: z.object({ modified: count, deleted: count }),
+        tags: z.object({ deleted: count }),
+      })
+      .describe('How many changes of each kind, over all pages.'),
+    changes: z
+      .array(change)
+      .describe('This page of the changes: modified objects oldest first, then deletions.'),
+    totalResults: count.describe('How many changes there are in all.'),
+    start: count.describe('The offset this page starts at.'),
+    nextStart: nextStartField,
+    truncated: truncatedField,
+    provenance: provenanceField,
+  }),
+  rows: 'changes',
+  summarize: (out) => {
+    const c = out.counts;
+    const modified = c.items.modified + c.collections.modified + c.searches.modified;
+    const deleted = c.items.deleted + c.collections.deleted + c.searches.deleted + c.tags.deleted;
+    const more = out.nextStart !== undefined ? `; continue with start=${out.nextStart}` : '';
+    return `${out.library} since version ${out.since}: ${modified} modified (${c.items.modified} items), ${deleted} deleted; now at version ${out.libraryVersion} (${out.changes.length} shown${more}).`;
+  },
+  async run(input, deps) {
+    const { changesSince } = await import('../../core/library/changes.js');
+    const start = input.start ?? 0;
+    const answer = await changesSince(deps, { ...input, start, limit: input.limit ?? PAGE.default });
+    const page = fitRows(answer.changes);
+    const nextStart = nextStartOf(start, page.rows.length, answer.totalResults);
+    return {
+      backend: 'web' as const,
+      library: answer.library,
+      since: answer.since,
+      libraryVersion: answer.libraryVersion,
+      counts: answer.counts,
+      changes: page.rows,
+      totalResults: answer.totalResults,
+      start,
+      ...(nextStart !== undefined ? { nextStart } : {}),
+      ...(page.cut ? { truncated: true } : {}),
+      provenance: PROVENANCE,
+    };
+  },
+});

@@ -31,8 +31,6 @@ export interface SavePathOptions {
 
 export interface SaveOptions extends SavePathOptions {
   overwrite: boolean;
-  /** Which surface asked (hints are references each surface renders, so it changes no text). */
-  surface?: 'cli' | 'mcp';
 }
 
 /** `~` as the platform means it (USERPROFILE on Windows, where Git Bash sets HOME too). */

@@ -60,6 +60,18 @@ describe('core and render speak through references', () => {
     expect(found).toEqual([]);
   });
 
+  it('no tool, prompt or resource asks which surface it serves', () => {
+    const found: string[] = [];
+    for (const path of ['src/tools', 'src/prompts', 'src/resources'].flatMap((d) => files(join(ROOT, d)))) {
+      code(readFileSync(path, 'utf8'))
+        .split('\n')
+        .forEach((line, i) => {
+          if (/\bsurface\b/.test(line)) found.push(`${relative(ROOT, path)}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
+
   it.each(all.flatMap((t) => t.cli.map((c) => [`${t.name} ${c.path.join(' ')}`, t, c] as const)))(
     '%s: a reference renders as a command on the CLI and as the tool on MCP',
     (_label, tool, command) => {

@@ -91,7 +91,7 @@ describe('saving locally (no fileRoot)', () => {
     expect(error.message).toContain('already exists');
     // One hint, in each surface's words.
     expect(onMcp(error.hint ?? '')).toContain('overwrite: true');
-    await refused(saveFile(target, 'new', { ...local(false), surface: 'cli' }), 'conflict').then((e) =>
+    await refused(saveFile(target, 'new', local(false)), 'conflict').then((e) =>
       expect(onCli(e.hint ?? '')).toContain('--overwrite'),
     );
     expect(readFileSync(target, 'utf8')).toBe('original');

@@ -238,7 +238,6 @@ export default defineTool({
             overwrite: input.overwrite,
             fileRoot: deps.fileRoot,
             env: deps.env,
-            surface: deps.surface,
           });
     return {
       table: rendered.table,

@@ -12,6 +12,7 @@ import {
   startParam,
   zoteroKey,
 } from '../shared/params.js';
+import { toolRef } from '../../core/call/refs.js';
 
 /** Characters of each note's text (and HTML) an answer holds, by default. */
 const NOTE_MAX_CHARS = 10_000;
@@ -122,10 +123,7 @@ export default defineTool({
           `Item '${input.item_key}' has no child note '${input.note_key}'.`,
           {
             field: 'note_key',
-            hint:
-              deps.surface === 'cli'
-                ? `'zot note ${input.item_key}' lists its notes.`
-                : 'Call zotero_list_notes without note_key to list its notes.',
+            hint: `${toolRef('zotero_list_notes', { item_key: input.item_key })} lists its notes.`,
           },
         );
       }

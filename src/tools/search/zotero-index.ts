@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
+import { toolRef } from '../../core/call/refs.js';
 
 const report = z.object({
   mode: z
@@ -162,10 +163,7 @@ export default defineTool({
         if (before.state === 'absent') {
           const { ZoteusError } = await import('../../core/errors.js');
           throw new ZoteusError('not_found', `${lib.library} has no search index yet.`, {
-            hint:
-              deps.surface === 'cli'
-                ? 'Run `zot index build` first.'
-                : 'Call zotero_index with action "build" first.',
+            hint: `Build it first: ${toolRef('zotero_index', { action: 'build' })}.`,
           });
         }
       }

@@ -126,7 +126,7 @@ describe('real refusals on both surfaces', () => {
       {
         name: 'an item that does not exist',
         cli: ['note', 'add', 'ZZZZ2345', 'text'],
-        mcp: { tool: 'zotero_create_note', args: { item_key: 'ZZZZ2345', text: 'text' } },
+        mcp: { tool: 'zotero_create_note', args: { parent_item: 'ZZZZ2345', text: 'text' } },
       },
       {
         name: 'a group type without an id',

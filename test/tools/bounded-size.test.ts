@@ -427,7 +427,7 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       },
     ],
     zotero_create_note: [
-      { world: 'web', args: { item_key: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
+      { world: 'web', args: { parent_item: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],
     zotero_manage_tags: [
       {

@@ -52,11 +52,11 @@ const CASES: Record<string, Case> = {
   zotero_create_note: {
     seed: (world) => {
       const [parent] = lib(world).addItems([{ title: 'Note parent' }]);
-      return { item_key: parent, text: 'Sweep note text' };
+      return { parent_item: parent, text: 'Sweep note text' };
     },
     check(world, args) {
       const notes = [...lib(world).items.values()].filter(
-        (i) => i.itemType === 'note' && i.parentItem === args.item_key,
+        (i) => i.itemType === 'note' && i.parentItem === args.parent_item,
       );
       expect(notes).toHaveLength(1);
     },

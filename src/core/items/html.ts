@@ -109,6 +109,6 @@ export function noteHtml(input: { text?: string | undefined; html?: string | und
   if (input.text !== undefined) return textToNoteHtml(input.text);
   throw new ZoteusError('validation_error', 'The note is empty: give its text (or html).', {
     field: 'text',
-    hint: `For example ${toolRef('zotero_create_note', { item_key: 'KEY', text: '"text"' })}, or ${toolRef('zotero_create_note', { item_key: 'KEY', html: 'note.html' })}.`,
+    hint: `For example ${toolRef('zotero_create_note', { parent_item: 'KEY', text: '"text"' })}, or ${toolRef('zotero_create_note', { parent_item: 'KEY', html: 'note.html' })}.`,
   });
 }

@@ -76,7 +76,7 @@ export async function listNotes(deps: Deps, input: ListNotesInput): Promise<List
 }
 
 export interface CreateNoteInput extends LibraryArgs {
-  item_key: string;
+  parent_item: string;
   text?: string | undefined;
   html?: string | undefined;
   tags?: readonly string[] | undefined;
@@ -96,7 +96,7 @@ export async function createNote(deps: Deps, input: CreateNoteInput): Promise<Cr
   const call = client.newCall();
   const lib = await openWebLibrary(deps, input, { access: 'write', call });
   const tags = unique((input.tags ?? []).map((t) => t.trim()).filter(Boolean));
-  const note: Record<string, unknown> = { itemType: 'note', note: html, parentItem: input.item_key };
+  const note: Record<string, unknown> = { itemType: 'note', note: html, parentItem: input.parent_item };
   if (tags.length) note.tags = tags.map((tag) => ({ tag }));
   const result = await createObjects(lib.client, {
     library: lib.prefix,
@@ -110,7 +110,10 @@ export async function createNote(deps: Deps, input: CreateNoteInput): Promise<Cr
   if (!made) {
     const failure = result.failed[0];
     if (failure && (failure.code === 409 || failure.code === 404) && /parent/i.test(failure.message)) {
-      throw itemNotFound(deps, input.item_key, lib.prefix, { tail: 'no note was created' });
+      throw itemNotFound(deps, input.parent_item, lib.prefix, {
+        field: 'parent_item',
+        tail: 'no note was created',
+      });
     }
     const code = (failure?.reason ?? 'api_error') as ConstructorParameters<typeof ZoteusError>[0];
     throw new ZoteusError(
@@ -127,7 +130,7 @@ export async function createNote(deps: Deps, input: CreateNoteInput): Promise<Cr
   const text = htmlToText(html);
   return {
     key: made.key,
-    parentItem: input.item_key,
+    parentItem: input.parent_item,
     title: noteTitle(text),
     chars: html.length,
     ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),

@@ -23,7 +23,7 @@ export default defineTool({
   cli: [
     {
       path: ['note', 'add'],
-      args: ['item_key', 'text'],
+      args: ['parent_item', 'text'],
       flags: { html: 'file', tags: 'tag' },
       files: { html: 'text' },
       // The synopsis' spelling, `zot note KEY --add TEXT | --file F`, runs this command too.
@@ -34,7 +34,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: zoteroKey('item_key').describe('Key of the parent item, e.g. "ABCD2345".'),
+      parent_item: zoteroKey('parent_item').describe('Key of the parent item, e.g. "ABCD2345".'),
       text: z
         .string()
         .min(1)
@@ -57,7 +57,7 @@ export default defineTool({
   plan(input) {
     const html = noteHtml(input);
     return {
-      parent_item: input.item_key,
+      parent_item: input.parent_item,
       html: html.length > 500 ? `${html.slice(0, 500)}…` : html,
       chars: html.length,
     };

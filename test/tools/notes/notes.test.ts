@@ -113,14 +113,14 @@ describe('notes over MCP', () => {
     const mcp = await mcpOf(w);
     try {
       const made = await mcp.call('zotero_create_note', {
-        item_key: parent,
+        parent_item: parent,
         html: '<p>From MCP</p>',
         tags: ['mcp'],
       });
       expect(made.isError).toBeFalsy();
       const listed = await mcp.call('zotero_list_notes', { item_key: parent });
       expect(listed.structuredContent).toMatchObject({ notes: [{ text: 'From MCP', tags: ['mcp'] }] });
-      const both = await mcp.call('zotero_create_note', { item_key: parent, html: '<p>x</p>', text: 'x' });
+      const both = await mcp.call('zotero_create_note', { parent_item: parent, html: '<p>x</p>', text: 'x' });
       expect(both.isError).toBe(true);
     } finally {
       await mcp.close();

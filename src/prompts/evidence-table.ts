@@ -45,7 +45,7 @@ const itemKeys = z
     `Optional: the items to tabulate, as Zotero item keys separated by commas or spaces (at most ${MAX_ITEMS_LIMIT}). Omit to let the model choose the most relevant items.`,
   );
 
-const collection = z
+const collection_key = z
   .string()
   .optional()
   .transform((text, ctx): string | undefined => {
@@ -88,7 +88,7 @@ const args = z.strictObject({
     .regex(/\S/, { error: 'question must not be empty' })
     .describe('The research question the evidence table answers; it becomes the table caption.'),
   item_keys: itemKeys,
-  collection,
+  collection_key,
   max_items: maxItems,
 });
 
@@ -203,7 +203,7 @@ export default definePrompt({
       '',
       'Follow these steps.',
       '',
-      studiesStep(a, input.item_keys, input.collection, input.max_items),
+      studiesStep(a, input.item_keys, input.collection_key, input.max_items),
       evidenceStep(a),
       HONESTY_STEP,
       renderStep(a),

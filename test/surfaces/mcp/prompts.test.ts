@@ -80,7 +80,7 @@ describe('prompts/list', () => {
     expect(prompt.arguments?.map((a) => [a.name, a.required])).toEqual([
       ['question', true],
       ['item_keys', false],
-      ['collection', false],
+      ['collection_key', false],
       ['max_items', false],
     ]);
     for (const argument of prompt.arguments ?? []) expect(argument.description).toBeTruthy();
@@ -138,7 +138,7 @@ describe('prompts/get: names only tools that exist', () => {
     const argsList: Array<Record<string, string>> = [
       { question: 'Q?' },
       { question: 'Q?', item_keys: 'ABCD2345,BCDE3456' },
-      { question: 'Q?', collection: 'CDEF4567', max_items: '3' },
+      { question: 'Q?', collection_key: 'CDEF4567', max_items: '3' },
     ];
     for (let mask = 0; mask < 1 << optional.length; mask += 1) {
       const chosen = optional.filter((_, i) => mask & (1 << i));
@@ -185,7 +185,11 @@ describe('prompts/get: arguments', () => {
       'item_keys',
       /item_keys: "NOPE" is not a Zotero item key/,
     ],
-    [{ question: 'Q', collection: 'My papers' }, 'collection', /"My papers" is not a Zotero collection key/],
+    [
+      { question: 'Q', collection_key: 'My papers' },
+      'collection_key',
+      /"My papers" is not a Zotero collection key/,
+    ],
     [
       { question: 'Q', max_items: '0' },
       'max_items',

@@ -26,8 +26,10 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
+let lastEnv: Record<string, string> = {};
 async function serve(options: Omit<HttpOptions, 'port'> = {}): Promise<HttpHandle> {
   const env = isolatedEnv();
+  lastEnv = env;
   const catalogue = createCatalogue({ tools, config: loadConfig(env), env, version: CLI_VERSION });
   const handle = await startHttp(() => createServer(catalogue), { port: 0, ...options });
   closers.push(() => handle.close());
@@ -356,5 +358,40 @@ describe('request ids on MCP', () => {
     expect(prompt.json.error?.data?.[REQUEST_ID_META_KEY]).toMatch(/^[0-9a-f]{12}$/);
     const resource = await stateless(handle.url, 'resources/read', { uri: 'zotero://nope' });
     expect(resource.json.error?.data?.[REQUEST_ID_META_KEY]).toMatch(/^[0-9a-f]{12}$/);
+  });
+});
+
+describe('files saved over HTTP', () => {
+  it('stateless requests share the confined folder callers/stateless; a session has its own', async () => {
+    const handle = await serve();
+    const row = {
+      item_key: 'ABCD2345',
+      study: 'Smith 2020',
+      finding: 'It helps.',
+      quotation: 'It helped.',
+      page: 3,
+      page_exact: true,
+      coverage: 'passage',
+      support: 'supported',
+    };
+    const args = { question: 'Q', rows: [row], save_path: 'tables/t.md' };
+    const saved = async (answer: Answer) =>
+      (answer.json.result?.structuredContent as { savedTo: string }).savedTo;
+    const callers = `${lastEnv.ZOTEUS_DATA_DIR}/callers`;
+    const a = await saved(
+      await stateless(handle.url, 'tools/call', { name: 'zotero_evidence_table', arguments: args }),
+    );
+    expect(a).toBe(`${callers}/stateless/tables/t.md`);
+    const session = await openSession(handle.url);
+    const b = await saved(
+      await inSession(handle.url, session, 'tools/call', { name: 'zotero_evidence_table', arguments: args }),
+    );
+    expect(b.startsWith(`${callers}/`)).toBe(true);
+    expect(b).not.toBe(a);
+    const escape = await stateless(handle.url, 'tools/call', {
+      name: 'zotero_evidence_table',
+      arguments: { ...args, save_path: '../../escape.md' },
+    });
+    expect(escape.json.result?.isError).toBe(true);
   });
 });

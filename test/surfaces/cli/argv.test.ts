@@ -92,12 +92,12 @@ describe('a command spelled under a sibling path (CliCommand.via)', () => {
     const p = parseCommandLine(real, ['note', 'ABCD2345', '--add', 'Read this first']);
     expect(p.node.path).toEqual(['note', 'add']);
     expect(p.node.tier).toBe('write');
-    expect(p.input).toEqual({ item_key: 'ABCD2345', text: 'Read this first' });
+    expect(p.input).toEqual({ parent_item: 'ABCD2345', text: 'Read this first' });
   });
 
   it('`--file F` selects it too, and without a trigger flag `zot note KEY` lists notes', () => {
     expect(parseCommandLine(real, ['note', 'ABCD2345', '--file', 'n.html']).input).toEqual({
-      item_key: 'ABCD2345',
+      parent_item: 'ABCD2345',
       html: 'n.html',
     });
     const list = parseCommandLine(real, ['note', 'ABCD2345']);

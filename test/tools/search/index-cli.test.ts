@@ -88,7 +88,7 @@ describe('zot index on zotero.sqlite (no key)', () => {
     expect(update.code).toBe(4);
     expect(envelope(update)).toMatchObject({
       ok: false,
-      error: { code: 'not_found', retryable: false, hint: 'Run `zot index build` first.' },
+      error: { code: 'not_found', retryable: false, hint: 'Build it first: `zot index build`.' },
     });
     expect(envelope(update).error.message).toContain(SAMPLE_USER);
     expect(existsSync(indexPath())).toBe(false);

@@ -34,7 +34,8 @@ export interface CliCommand {
   /**
    * Another spelling of this command under a sibling's path, chosen by a flag: with
    * `{ path: ['note'], flags: { add: 'text', file: 'html' } }`, `zot note KEY --add TEXT` runs
-   * this command (`zot note add KEY TEXT`) with `--add` filling `text`.
+   * this command (`zot note add KEY TEXT`) with `--add` filling `text`. A flag mapped to `''`
+   * fills nothing and only chooses the command (`{ path: ['schema'], flags: { zotero: '' } }`).
    */
   via?: { path: readonly string[]; flags: Record<string, string> };
   /**

@@ -173,7 +173,7 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
   const input: Record<string, unknown> = {};
   if (node.target?.kind === 'tool') Object.assign(input, node.target.command.preset ?? {});
   for (const p of node.params) {
-    if (p.kind !== 'option' || CONTROL_NAMES.has(p.name)) continue;
+    if (p.kind !== 'option' || CONTROL_NAMES.has(p.name) || p.trigger) continue;
     const long = optionName(p);
     const value = values[long];
     if (value === undefined) continue;

@@ -23,6 +23,8 @@ export interface Param {
   variadic?: boolean;
   /** The value is a path (or `-` for stdin) whose content fills the field. */
   file?: 'json' | 'text';
+  /** A flag that only chooses this command among the spellings of a path (`zot schema --zotero`). */
+  trigger?: boolean;
 }
 
 interface JsonSchema {

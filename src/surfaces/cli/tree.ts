@@ -226,9 +226,6 @@ export function buildTree(
       );
     }
   }
-  for (const tool of tools) {
-    for (const command of tool.cli) if (command.via) addVariant(root, tool, command);
-  }
   for (const builtin of BUILTINS) {
     const { id, ...rest } = builtin;
     const params = rest.tier === 'write' ? [...rest.params, MUTATING_FLAGS[0] as Param] : rest.params;
@@ -237,6 +234,10 @@ export function buildTree(
       { ...rest, params, since: '0.1.0', deprecated: false, mcpTool: null, target: { kind: 'builtin', id } },
       summaries,
     );
+  }
+  // After the built-ins: a spelling may live under one (`zot schema --zotero`).
+  for (const tool of tools) {
+    for (const command of tool.cli) if (command.via) addVariant(root, tool, command);
   }
   return root;
 }
@@ -256,6 +257,20 @@ function addVariant(root: CommandNode, tool: AnyTool, command: CliCommand): void
     const { variadic: _variadic, ...rest } = p;
     return [{ ...rest, kind: 'option', flags: [`--${flag}`], required: false }];
   });
+  // A flag mapped to no field only chooses the command (`zot schema --zotero` is `zot item-types`).
+  for (const [flag, field] of Object.entries(via.flags)) {
+    if (field !== '') continue;
+    params.push({
+      name: flag,
+      kind: 'option',
+      type: 'boolean',
+      required: false,
+      flags: [`--${flag}`],
+      help: `Selects \`zot ${command.path.join(' ')}\`.`,
+      default: false,
+      trigger: true,
+    });
+  }
   const triggers = Object.keys(via.flags).map((flag) => `--${flag}`);
   host.variants = [...(host.variants ?? []), { triggers, node: { ...own, params } }];
 }

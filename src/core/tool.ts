@@ -139,6 +139,11 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   /** What a call is told when `enabled` says no (before anything else, offline). */
   disabled?: { message: string; hint?: string };
   /**
+   * For the one tool a client should call first: what it learns there ("to see the default
+   * library and which backends are set up"); the MCP server's instructions name it.
+   */
+  startHere?: string;
+  /**
    * What the call requires beyond its schema, checked offline before anything else: the
    * fields an action needs, something to change. Throws a `validation_error`.
    */

@@ -148,3 +148,30 @@ describe('real refusals on both surfaces', () => {
     expect(mcpText).not.toContain('{{');
   });
 });
+
+describe('the MCP server names no tool itself', () => {
+  it('its instructions name the tool whose declaration says startHere', async () => {
+    const mcp = await connect(all, {});
+    try {
+      const text = mcp.client.getInstructions() ?? '';
+      const first = all.find((t) => t.startHere !== undefined);
+      expect(first).toBeDefined();
+      expect(text).toContain(`Start with ${first?.name} ${first?.startHere}.`);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('the surface sources name no tool', () => {
+    const named = new RegExp(`\\b(?:${toolNames.join('|')})\\b`);
+    const found: string[] = [];
+    for (const path of files(join(ROOT, 'src', 'surfaces'))) {
+      code(readFileSync(path, 'utf8'))
+        .split('\n')
+        .forEach((line, i) => {
+          if (named.test(line)) found.push(`${relative(ROOT, path)}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
+});

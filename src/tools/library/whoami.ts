@@ -129,6 +129,7 @@ export default defineTool({
     'false; neither fails the call. Call it first when a library call fails with auth_missing, auth_invalid or',
     'permission_denied, or to learn which library an omitted library_id means. The API key itself is never shown.',
   ].join(' '),
+  startHere: 'to see the default library and which backends are set up',
   tier: 'read',
   openWorld: true,
   since: '0.1.0',

@@ -48,4 +48,47 @@ describe('renderObject', () => {
       'version                  1\nbackends.web.configured  true\ntags\n',
     );
   });
+
+  it('shows a list of objects as an indented sub-table under its key, never as JSON', () => {
+    const text = renderObject({
+      version: '1.2.0',
+      library: { type: 'user', id: 8675309 },
+      libraries: [
+        { library: 'users/8675309', name: 'My Library', items: 12 },
+        { library: 'groups/42', name: 'Lab', items: 3 },
+      ],
+      tags: ['a', 'b'],
+    });
+    expect(text).toBe(
+      [
+        'version       1.2.0',
+        'library.type  user',
+        'library.id    8675309',
+        'libraries',
+        '  library        name        items',
+        '  -------------  ----------  -----',
+        '  users/8675309  My Library  12',
+        '  groups/42      Lab         3',
+        'tags          a, b',
+        '',
+      ].join('\n'),
+    );
+    expect(text).not.toMatch(/[{}[\]]/);
+  });
+});
+
+describe('nested values in rows', () => {
+  it('spreads an object into dotted columns and reads a list of objects as key: value pairs', () => {
+    const text = renderRows([
+      { key: 'ABCD2345', ranks: { keyword: 1, vector: null }, matched: [{ field: 'title', child: null }] },
+      { key: 'WXYZ6789', ranks: { keyword: 2, vector: 1 }, matched: [] },
+    ]);
+    expect(text.split('\n')).toEqual([
+      'key       ranks.keyword  ranks.vector  matched',
+      '--------  -------------  ------------  ------------',
+      'ABCD2345  1                            field: title',
+      'WXYZ6789  2              1',
+      '',
+    ]);
+  });
 });

@@ -17,7 +17,7 @@ import { createWriter, type Writer } from './output.js';
 import type { ParamsTable } from './params.js';
 import { errorExit, runToolCommand } from './run-tool.js';
 import { cliRefRenderer, commandRefs, type CommandRefs } from './refs.js';
-import { buildTree, type CommandNode } from './tree.js';
+import { buildTree, schemaNode, type CommandNode } from './tree.js';
 
 export interface RunCliOptions {
   argv: readonly string[];
@@ -58,7 +58,14 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     if (parsed.controls.help || !parsed.node.target) {
       const { commandHelp, rootHelp } = await import('./help.js');
-      writer.raw(parsed.node.path.length ? commandHelp(parsed.node) : rootHelp(root, CLI_VERSION));
+      if (format === 'table') {
+        writer.raw(parsed.node.path.length ? commandHelp(parsed.node) : rootHelp(root, CLI_VERSION));
+        return 0;
+      }
+      // JSON mode: every stdout line is JSON. `--help` is the schema node; a bare group is a
+      // usage error that names its subcommands.
+      if (!parsed.controls.help) throw missingSubcommand(parsed.node);
+      writer.envelope(successEnvelope(schemaNode(parsed.node), meta(requestId, startedAt, clock.now())));
       return 0;
     }
     const isInit = parsed.node.target.kind === 'builtin' && parsed.node.target.id === 'config init';
@@ -69,6 +76,14 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     const refs = cliRefRenderer(options.commands ?? commandRefs(options.tools));
     return errorExit(writer, renderErrorRefs(toZoteusError(error), refs), requestId, startedAt, clock.now());
   }
+}
+
+function missingSubcommand(node: CommandNode): ZoteusError {
+  const where = ['zot', ...node.path].join(' ');
+  const subcommands = [...node.children.values()].map((k) => k.path.join(' '));
+  return new ZoteusError('validation_error', `missing subcommand: \`${where}\` needs a command.`, {
+    hint: `Subcommands: ${subcommands.join(', ')}. Run \`zot schema${node.path.length ? ` ${node.path.join(' ')}` : ''}\` for their parameters.`,
+  });
 }
 
 async function dispatch(

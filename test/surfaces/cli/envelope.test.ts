@@ -75,7 +75,7 @@ describe('usage errors are validation_error envelopes with exit 3', () => {
       code: 'validation_error',
       message: 'Unknown flag --bogus for `zot whoami`.',
       retryable: false,
-      hint: 'Run `zot schema` (or `zot <command> --help`) for the accepted arguments.',
+      hint: 'Run `zot whoami --help` for the accepted flags.',
       field: '--bogus',
     });
     expect(Object.keys(env.meta as object)).toEqual(META_KEYS);
@@ -104,7 +104,7 @@ describe('usage errors are validation_error envelopes with exit 3', () => {
     expect(r.json().error).toMatchObject({
       code: 'validation_error',
       field: 'count',
-      message: "--count must be a number; got 'many'.",
+      message: "--count must be a whole number from 0 to 10,000 (got 'many').",
     });
   });
 
@@ -113,7 +113,7 @@ describe('usage errors are validation_error envelopes with exit 3', () => {
     expect(r.code).toBe(3);
     const error = r.json().error as { field: string; message: string };
     expect(error.field).toBe('limit');
-    expect(error.message).toMatch(/^Invalid input: --limit: /);
+    expect(error.message).toBe('--limit must be a whole number from 1 to 1,000 (got 0).');
   });
 
   it('an enum flag outside its choices', async () => {
@@ -206,7 +206,7 @@ describe('formats', () => {
     });
     expect(bad.code).toBe(3);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toContain("Error: --count must be a number; got 'x'.\nHint: ");
+    expect(bad.stderr).toContain("Error: --count must be a whole number from 0 to 10,000 (got 'x').\nHint: ");
   });
 
   it('--json wins over ZOT_FORMAT=table', async () => {
@@ -242,7 +242,7 @@ describe('formats', () => {
 
 describe('help', () => {
   it('zot --help groups commands by tier and marks mutating ones', async () => {
-    const r = await runZot(['--help'], { env: box.env, bin: FIXTURE_ZOT });
+    const r = await runZot(['--help'], { env: { ...box.env, ZOT_FORMAT: 'table' }, bin: FIXTURE_ZOT });
     expect(r.code).toBe(0);
     const out = r.stdout;
     const read = out.indexOf('Read commands:');
@@ -257,17 +257,20 @@ describe('help', () => {
   });
 
   it('a mutating command’s help carries MUTATES LIBRARY; a read command’s does not', async () => {
-    const w = await runZot(['fixture', 'write', '--help'], { env: box.env, bin: FIXTURE_ZOT });
+    const w = await runZot(['fixture', 'write', '--help'], {
+      env: { ...box.env, ZOT_FORMAT: 'table' },
+      bin: FIXTURE_ZOT,
+    });
     expect(w.stdout).toContain('\nMUTATES LIBRARY\n');
     expect(w.stdout).toContain('--dry-run');
     expect(w.stdout).toContain('--idempotency-key');
-    const r = await runZot(['whoami', '--help'], { env: box.env });
+    const r = await runZot(['whoami', '--help'], { env: { ...box.env, ZOT_FORMAT: 'table' } });
     expect(r.stdout).not.toContain('MUTATES LIBRARY');
     expect(r.stdout).toContain('Usage: zot whoami');
   });
 
   it('a group without a subcommand prints its commands', async () => {
-    const r = await runZot(['config'], { env: box.env });
+    const r = await runZot(['config'], { env: { ...box.env, ZOT_FORMAT: 'table' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('config get');
     expect(r.stdout).toContain('config show');

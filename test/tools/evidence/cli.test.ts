@@ -173,14 +173,14 @@ describe('zot evidence-table', () => {
   });
 
   it('--help says WRITES FILES, not MUTATES LIBRARY; zot --help files it under local files', async () => {
-    const help = await zot(['--help']);
+    const help = await zot(['--help'], undefined, { ZOT_FORMAT: 'table' });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('WRITES FILES');
     expect(help.stdout).not.toContain('MUTATES LIBRARY');
     expect(help.stdout).toContain('--rows <string>');
     expect(help.stdout).toContain('--save <string>');
     expect(help.stdout).toContain('--overwrite');
-    const root = await runZot(['--help'], { env: box.env });
+    const root = await runZot(['--help'], { env: { ...box.env, ZOT_FORMAT: 'table' } });
     const section = root.stdout.slice(root.stdout.indexOf('Local files (WRITES FILES):'));
     expect(section.split('\n\n')[0]).toContain('evidence-table');
   });

@@ -183,7 +183,7 @@ async function checkedRun<R>(
  * A handler's output against its schema: a mismatch is our bug, and clients would reject it
  * against `outputSchema`. What the schema holds is what is answered, on both surfaces.
  */
-function checkedOutput(tool: AnyTool, output: unknown): Record<string, unknown> {
+export function checkedOutput(tool: AnyTool, output: unknown): Record<string, unknown> {
   const checked = tool.output.safeParse(output);
   if (!checked.success) {
     const issues = checked.error.issues

@@ -8,8 +8,8 @@ import { createDeps } from '../../core/deps.js';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, openIdempotencyStoreOf } from '../../core/call/idempotency.js';
 import { renderErrorRefs, renderValueRefs, type RefRenderer } from '../../core/call/refs.js';
-import { runCall } from '../../core/call/run.js';
-import type { AnyTool, Clock, CliCommand } from '../../core/tool.js';
+import { checkedOutput, runCall } from '../../core/call/run.js';
+import type { AnyTool, Clock, CliCommand, Deps } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
 import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
@@ -117,7 +117,8 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
           const output = renderValueRefs(answered, ctx.refs);
           const data = cloudWrite ? { ...output, sync_required: true } : output;
           if (controls.stream && tool.rows && !mutating) {
-            return { value: streamRows(ctx, output, m), bytes: '', exitCode: 0, partial: false };
+            const streamed = await streamRows(ctx, deps, original, output, m);
+            return { value: streamed, bytes: '', exitCode: 0, partial: false };
           }
           const next =
             mutating && tool.next
@@ -169,21 +170,69 @@ async function validSuggestions(ctx: ToolRunContext, suggestions: string[]): Pro
   });
 }
 
-function streamRows(
+/** Rows asked of each further page when no `--limit` caps the stream: a page is cut at the size bound anyway. */
+const STREAM_PAGE = 100;
+
+/**
+ * `--stream`: every row the command would page through, page after page, each printed as an
+ * NDJSON line as its page arrives, then a summary line. The checks of the call pipeline ran
+ * once (this is its success answer); further pages run the tool again with the same deps,
+ * from `nextStart` (or `start` plus the rows received when the tool has no `nextStart`). An
+ * explicit `--limit` caps the rows; without it the stream has no cap. Only one page is held.
+ */
+async function streamRows(
   ctx: ToolRunContext,
-  output: Record<string, unknown>,
+  deps: Deps,
+  input: Record<string, unknown>,
+  first: Record<string, unknown>,
   m: () => ReturnType<typeof meta>,
-): number {
-  const rows = (output[ctx.tool.rows as string] as unknown[] | undefined) ?? [];
-  for (const row of rows) ctx.writer.envelope({ ok: true, data: row });
-  const total = typeof output.totalResults === 'number' ? output.totalResults : rows.length;
-  const start = typeof output.start === 'number' ? output.start : 0;
+): Promise<number> {
+  const { tool } = ctx;
+  const rowsField = tool.rows as string;
+  const shape = tool.input.shape as Record<string, unknown>;
+  const outShape = (tool.output as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+  const pages = 'start' in shape && 'limit' in shape;
+  const hasNextStart = 'nextStart' in outShape;
+  const cap = ctx.rawInput.limit !== undefined && typeof input.limit === 'number' ? input.limit : undefined;
+  const pageSize = Math.min(STREAM_PAGE, maxOf(shape.limit) ?? STREAM_PAGE);
+
+  let output = first;
+  let count = 0;
+  let total: number | undefined;
+  let more = false;
+  for (;;) {
+    const rows = (output[rowsField] as unknown[] | undefined) ?? [];
+    const room = cap === undefined ? rows.length : Math.min(rows.length, cap - count);
+    for (let i = 0; i < room; i++) ctx.writer.envelope({ ok: true, data: rows[i] });
+    count += room;
+    if (typeof output.totalResults === 'number') total = output.totalResults;
+    const start =
+      typeof output.start === 'number' ? output.start : ((input.start as number | undefined) ?? 0);
+    const next = hasNextStart
+      ? (output.nextStart as number | undefined)
+      : total !== undefined && start + rows.length < total
+        ? start + rows.length
+        : undefined;
+    more = next !== undefined || room < rows.length;
+    if (!pages || next === undefined || rows.length === 0 || (cap !== undefined && count >= cap)) break;
+    const limit = cap === undefined ? pageSize : Math.min(pageSize, cap - count);
+    const page = checkedOutput(tool, await tool.run({ ...input, start: next, limit } as never, deps));
+    output = renderValueRefs(page, ctx.refs);
+  }
   ctx.writer.envelope({
     ok: true,
-    summary: { count: rows.length, total, has_more: start + rows.length < total },
+    summary: { count, total: total ?? count, has_more: more },
     meta: m(),
   });
   return 0;
+}
+
+/** The maximum of a number schema (under optional and default), if it states one. */
+function maxOf(schema: unknown): number | undefined {
+  let s = schema as { unwrap?: () => unknown; maxValue?: number | null } | undefined;
+  while (s && typeof s.unwrap === 'function' && s.maxValue === undefined) s = s.unwrap() as typeof s;
+  const max = s?.maxValue;
+  return typeof max === 'number' && Number.isFinite(max) ? max : undefined;
 }
 
 export function errorExit(

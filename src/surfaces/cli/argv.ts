@@ -3,6 +3,7 @@
  * parse failure becomes a `validation_error` (exit 3), never a bare parser message.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { didYouMean } from '../../core/did-you-mean.js';
 import { ZoteusError } from '../../core/errors.js';
 import type { DeprecatedFlag } from '../../core/tool.js';
 import type { Param } from './params.js';
@@ -89,16 +90,58 @@ export function splitPath(
   return unknownWord === undefined ? { node, rest } : { node, rest, unknownWord };
 }
 
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+/** `zot nope`'s hint: the closest commands, or the commands there are. */
+function commandHint(node: CommandNode, word: string): { near: string; hint: string } {
+  const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
+  const names = [...node.children.keys()];
+  const near = didYouMean(word, names, (n) => `\`${where} ${n}\``);
+  return {
+    near,
+    hint: `Commands here: ${names.sort().join(', ')}. Run \`${where} --help\` or \`zot schema\` for the whole tree.`,
+  };
+}
+
+/**
+ * `--limit -5`: a valued option followed by a word that is a negative number takes it as its
+ * value (Node's parser would call it ambiguous), as `--limit=-5` would.
+ */
+function joinNegativeValues(
+  rest: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): string[] {
+  const valued = new Map<string, string>();
+  for (const [long, o] of Object.entries(options)) {
+    if (o.type !== 'string') continue;
+    valued.set(`--${long}`, long);
+    if (o.short) valued.set(`-${o.short}`, long);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < rest.length; i += 1) {
+    const token = rest[i] as string;
+    if (token === '--') {
+      out.push(...rest.slice(i));
+      break;
+    }
+    const long = valued.get(token);
+    const next = rest[i + 1];
+    if (long !== undefined && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`--${long}=${next}`);
+      i += 1;
+    } else out.push(token);
+  }
+  return out;
+}
+
 function convert(param: Param, raw: string, flag: string): unknown {
   const type = param.type === 'array' ? (param.items ?? 'string') : param.type;
   switch (type) {
     case 'integer':
     case 'number': {
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n)) {
-        throw usage(`${flag} must be a number; got '${raw}'.`, param.name);
-      }
-      return n;
+      // Decimal only (`0x10`, `1e3`-less spellings like `Infinity` are not numbers here): a value
+      // that is not stays text, and the schema's refusal says what the input accepts.
+      return DECIMAL.test(raw.trim()) ? Number(raw) : raw;
     }
     case 'json': {
       const trimmed = raw.trim();
@@ -126,10 +169,12 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
   const node = variant?.node ?? split.node;
   if (unknownWord !== undefined) {
     const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
-    const known = [...node.children.keys()].sort().join(', ');
-    throw new ZoteusError('validation_error', `Unknown command '${unknownWord}' for \`${where}\`.`, {
-      hint: `Commands here: ${known}. Run \`zot schema\` for the whole tree.`,
-    });
+    const { near, hint } = commandHint(node, unknownWord);
+    throw new ZoteusError(
+      'validation_error',
+      `Unknown command '${unknownWord}' for \`${where}\`${near ? `: ${near}` : '.'}`,
+      { hint },
+    );
   }
   const params = [...GLOBAL_FLAGS, ...node.params];
   const options: NonNullable<ParseArgsConfig['options']> = {};
@@ -147,14 +192,16 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
   let values: Record<string, unknown>;
   let positionals: string[];
   try {
-    const parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
+    const parsed = parseArgs({
+      args: joinNegativeValues(rest, options),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
     values = parsed.values as Record<string, unknown>;
     positionals = parsed.positionals;
   } catch (error) {
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
-    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
-    const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
-    throw usage(unknown ? `Unknown flag ${unknown} for \`${where}\`.` : message, unknown);
+    throw parseFailure((error as Error).message, node, options);
   }
 
   const controls: Controls = {
@@ -201,6 +248,38 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
   }
   const notices = applyDeprecated(deprecated, values, input);
   return { node, unknownWord, input, controls, notices };
+}
+
+/** Node's parser's refusal in the command line's terms, with the closest flags. */
+function parseFailure(
+  message: string,
+  node: CommandNode,
+  options: NonNullable<ParseArgsConfig['options']>,
+): ZoteusError {
+  const where = node.path.length ? `zot ${node.path.join(' ')}` : 'zot';
+  const help = `Run \`${where} --help\` for the accepted flags.`;
+  const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+  if (unknown !== undefined) {
+    const flags = Object.keys(options).map((long) => `--${long}`);
+    const name = unknown.split('=')[0] as string;
+    const near = name.startsWith('--') ? didYouMean(name, flags, (f) => f) : '';
+    return usage(`Unknown flag ${unknown} for \`${where}\`${near ? `: ${near}` : '.'}`, unknown, help);
+  }
+  const missing = /Option '([^']+)' argument (missing|is ambiguous)/.exec(message)?.[1];
+  if (missing !== undefined) {
+    const flag = /--[\w-]+/.exec(missing)?.[0] ?? missing;
+    return usage(
+      `${flag} needs a value.`,
+      flag.replace(/^-+/, ''),
+      `${help} A value that starts with a dash is written ${flag}=-VALUE.`,
+    );
+  }
+  const boolean = /Option '([^']+)' does not take an argument/.exec(message)?.[1];
+  if (boolean !== undefined) {
+    const flag = /--[\w-]+/.exec(boolean)?.[0] ?? boolean;
+    return usage(`${flag} takes no value: give it alone to turn it on.`, flag.replace(/^-+/, ''), help);
+  }
+  return usage(message.replace(/\. To specify a positional argument.*$/s, '.'), undefined, help);
 }
 
 interface OldFlag {

@@ -19,7 +19,14 @@ export function checkSuggestion(root: CommandNode, command: string): boolean {
   if (!argv || argv[0] !== 'zot') return false;
   try {
     const parsed = parseCommandLine(root, argv.slice(1));
-    return parsed.node.target !== undefined;
+    // A number flag's value must be a number or a placeholder (`--limit <n>`): the parser leaves
+    // any other word as text for the schema to refuse, and a suggestion is not validated further.
+    const badNumber = parsed.node.params.some((p) => {
+      const value = parsed.input[p.name];
+      const numeric = p.type === 'integer' || p.type === 'number';
+      return numeric && typeof value === 'string' && !/^<[^>]+>$/.test(value);
+    });
+    return parsed.node.target !== undefined && !badNumber;
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 /** Input validation at the CLI boundary: zod issues become one `validation_error` naming the field. */
-import type { z } from 'zod';
 import { ZoteusError } from '../../core/errors.js';
 import { checkInputBounds } from '../../core/input-bounds.js';
+import { describeIssue, type IssueNaming } from '../../core/input-issues.js';
 import type { AnyTool, CliCommand } from '../../core/tool.js';
 import { kebab } from './params.js';
 
@@ -10,33 +10,17 @@ function labelOf(command: CliCommand, name: string): string {
   return command.args?.includes(name) ? name.toUpperCase() : `--${command.flags?.[name] ?? kebab(name)}`;
 }
 
-function describeIssue(
-  issue: z.core.$ZodIssue,
-  command: CliCommand,
-): { field: string | undefined; text: string } {
-  const top = issue.path[0];
-  if (issue.code === 'unrecognized_keys' && typeof top === 'string') {
-    const label = labelOf(command, top);
-    const where = issue.path
-      .slice(1)
-      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-      .join('');
-    return {
-      field: top,
-      text: `${label}${where}: unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}`,
-    };
-  }
-  if (issue.code === 'unrecognized_keys') {
-    const names = issue.keys.map((k) => `--${command.flags?.[k] ?? kebab(k)}`).join(', ');
-    return { field: issue.keys[0], text: `unknown argument ${names}` };
-  }
-  if (typeof top !== 'string') return { field: undefined, text: issue.message };
-  const label = labelOf(command, top);
-  const rest = issue.path
-    .slice(1)
-    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-    .join('');
-  return { field: top, text: `${label}${rest}: ${issue.message}` };
+/** The surface's naming of inputs for the shared translation of issues (core/input-issues.ts). */
+function namingOf(command: CliCommand): IssueNaming {
+  return {
+    label: (name) => labelOf(command, name),
+    example: (name, value) => {
+      const args = command.args ?? [];
+      if (args[0] === name) return `\`zot ${command.path.join(' ')} ${value}\``;
+      if (args.includes(name)) return `\`${value}\``;
+      return `\`${labelOf(command, name)} ${value}\``;
+    },
+  };
 }
 
 export function validateInput(
@@ -48,10 +32,16 @@ export function validateInput(
   checkInputBounds(raw, (name) => labelOf(command, name));
   const result = tool.input.safeParse(raw);
   if (result.success) return result.data as Record<string, unknown>;
-  const described = result.error.issues.map((issue) => describeIssue(issue, command));
+  const naming = namingOf(command);
+  const described = result.error.issues.map((issue) => describeIssue(issue, tool.input, raw, naming));
   const first = described[0];
-  throw new ZoteusError('validation_error', `Invalid input: ${described.map((d) => d.text).join('; ')}.`, {
+  throw new ZoteusError('validation_error', `${sentence(described.map((d) => d.text).join('; '))}.`, {
     ...(first?.field ? { field: first.field } : {}),
     hint: `Run \`zot schema ${command.path.join(' ')}\` for the accepted arguments.`,
   });
+}
+
+/** A message starts with a capital unless it starts with an input's name. */
+function sentence(text: string): string {
+  return /^[a-z]/.test(text) ? text[0]!.toUpperCase() + text.slice(1) : text;
 }

@@ -5,6 +5,8 @@
 import * as z from 'zod';
 import { ZoteusError } from '../../core/errors.js';
 import { checkInputBounds } from '../../core/input-bounds.js';
+import { didYouMean } from '../../core/did-you-mean.js';
+import { describeIssue, type IssueNaming } from '../../core/input-issues.js';
 import type { AnyTool } from '../../core/tool.js';
 
 /** `a.b[0]`; the root is `(arguments)` so a message never has an empty subject. */
@@ -17,9 +19,14 @@ function pathOf(path: readonly PropertyKey[]): string {
   return out || '(arguments)';
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`).join('; ');
+/** ` (did you mean 'limit'?)`, or nothing. */
+function near(given: string, accepted: readonly string[]): string {
+  const text = didYouMean(given, accepted);
+  return text ? ` (${text})` : '';
 }
+
+/** MCP names an input by its parameter name and shows an example as JSON. */
+const NAMING: IssueNaming = { label: (name) => name, example: (_name, value) => JSON.stringify(value) };
 
 /**
  * The params of a `tools/call` as the handler reads them: `arguments` passed on as the client
@@ -64,7 +71,7 @@ export function parseArguments(
     const names = unknown.map((key) => `'${key}'`).join(', ');
     throw new ZoteusError(
       'validation_error',
-      `Unknown argument${unknown.length > 1 ? 's' : ''} ${names} for ${tool.name}.`,
+      `Unknown argument${unknown.length > 1 ? 's' : ''} ${names} for ${tool.name}${near(unknown[0] as string, accepted)}.`,
       {
         field: unknown[0],
         hint: accepted.length
@@ -77,9 +84,12 @@ export function parseArguments(
   const parsed = tool.input.safeParse(given);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
+    const described = parsed.error.issues.map(
+      (issue) => describeIssue(issue, tool.input, given, NAMING).text,
+    );
     throw new ZoteusError(
       'validation_error',
-      `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}.`,
+      `Invalid arguments for ${tool.name}: ${described.join('; ')}.`,
       {
         ...(first && first.path.length > 0 ? { field: pathOf(first.path) } : {}),
         hint: "Check the arguments against the tool's inputSchema.",

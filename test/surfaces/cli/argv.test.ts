@@ -69,9 +69,26 @@ describe('parseCommandLine', () => {
     );
   });
 
-  it('a value that looks like a flag must use --flag=value', () => {
-    expect(() => parseCommandLine(root, ['fixture', 'list', '--start', '-1'])).toThrow(ZoteusError);
+  it('a negative number is the value of a valued flag; another word with a dash must use --flag=value', () => {
+    expect(parseCommandLine(root, ['fixture', 'list', '--start', '-1']).input).toEqual({ start: -1 });
     expect(parseCommandLine(root, ['fixture', 'list', '--start=-1']).input).toEqual({ start: -1 });
+    expect(() => parseCommandLine(root, ['fixture', 'list', '--start', '--json'])).toThrow(
+      '--start needs a value.',
+    );
+  });
+
+  it('numbers are decimal: 0x10 stays text for the schema to refuse', () => {
+    expect(parseCommandLine(root, ['fixture', 'list', '--limit', '0x10']).input).toEqual({ limit: '0x10' });
+    expect(parseCommandLine(root, ['fixture', 'list', '--limit', '2.5']).input).toEqual({ limit: 2.5 });
+  });
+
+  it('an unknown command or flag gets the closest ones', () => {
+    expect(() => parseCommandLine(root, ['fixture', 'lst'])).toThrow(
+      "Unknown command 'lst' for `zot fixture`: did you mean `zot fixture list`?",
+    );
+    expect(() => parseCommandLine(root, ['fixture', 'list', '--limt', '3'])).toThrow(
+      'Unknown flag --limt for `zot fixture list`: did you mean --limit?',
+    );
   });
 
   it('a group with an unknown subcommand names the known ones', () => {

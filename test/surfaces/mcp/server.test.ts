@@ -157,10 +157,10 @@ describe('tools/call', () => {
     const client = await open(all);
     const result = await call(client, 'zotero_fixture_write', { name: 42 });
     const meta = expectError(result, 'validation_error');
-    expect(textOf(result)).toMatch(/name: /);
+    expect(textOf(result)).toMatch(/: name must be text \(got 42\)\./);
     expect(meta.field).toBe('name');
     const missing = await call(client, 'zotero_fixture_write', {});
-    expect(textOf(expectErrorText(missing))).toMatch(/name: /);
+    expect(textOf(expectErrorText(missing))).toMatch(/: name is required: /);
   });
 
   it('reports an unknown tool as not_found', async () => {

@@ -185,7 +185,7 @@ describe('zot collection create / rename / move', () => {
     expect((empty.json() as unknown as Envelope).error).toMatchObject({
       code: 'validation_error',
       field: 'name',
-      message: 'Invalid input: NAME: name must not be empty or only spaces.',
+      message: 'NAME: name must not be empty or only spaces.',
     });
     const long = await zot(['collection', 'create', 'x'.repeat(256)]);
     expect((long.json() as unknown as Envelope).error.message).toMatch(

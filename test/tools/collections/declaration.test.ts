@@ -73,15 +73,23 @@ describe('input validation (MCP and CLI alike)', () => {
       'name',
       /at most 255 characters after trimming; got 256/,
     ],
-    [{ action: 'delete', collection_key: 'ABC' }, 'collection_key', /collection_key must be a Zotero key/],
-    [{ action: 'delete', collection_key: 'abcd2345' }, 'collection_key', /Zotero key/],
-    [{ action: 'delete', collection_key: 'ABCD1234' }, 'collection_key', /Zotero key/],
-    [{ action: 'delete', collection_key: 'ABCDO234' }, 'collection_key', /Zotero key/],
-    [{ action: 'create', name: 'x', parent_collection: 'nope' }, 'parent_collection', /Zotero key/],
+    [
+      { action: 'delete', collection_key: 'ABC' },
+      'collection_key',
+      /collection_key must be an 8-character Zotero collection key \(digits 2-9 and capital letters except O\), e\.g\. ABCD2345 \(got 'ABC'\)/,
+    ],
+    [{ action: 'delete', collection_key: 'abcd2345' }, 'collection_key', /Zotero collection key/],
+    [{ action: 'delete', collection_key: 'ABCD1234' }, 'collection_key', /Zotero collection key/],
+    [{ action: 'delete', collection_key: 'ABCDO234' }, 'collection_key', /Zotero collection key/],
+    [
+      { action: 'create', name: 'x', parent_collection: 'nope' },
+      'parent_collection',
+      /parent_collection must be an 8-character Zotero key/,
+    ],
     [
       { action: 'add_items', collection_key: 'ABCD2345', item_keys: ['WXYZ6789', 'bad'] },
       'item_keys[1]',
-      /Each item key must be a Zotero key/,
+      /item_keys\[1\] must be an 8-character Zotero item key/,
     ],
     [
       { action: 'rename', collection_key: 'ABCD2345', name: 'x', parent_collection: 'WXYZ6789' },
@@ -143,10 +151,10 @@ describe('input validation (MCP and CLI alike)', () => {
     };
     expect(() =>
       validateInput(manage, command('rename'), { action: 'rename', collection_key: 'nope', name: 'x' }),
-    ).toThrow(/COLLECTION_KEY: collection_key must be a Zotero key/);
+    ).toThrow(/COLLECTION_KEY must be an 8-character Zotero collection key/);
     expect(() =>
       validateInput(manage, command('create'), { action: 'create', name: 'x', parent_collection: 'bad' }),
-    ).toThrow(/--parent: parent_collection must be a Zotero key/);
+    ).toThrow(/--parent must be an 8-character Zotero key/);
     expect(() => validateInput(manage, command('create'), { action: 'create', name: ' ' })).toThrow(
       /NAME: name must not be empty/,
     );

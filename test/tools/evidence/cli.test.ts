@@ -162,7 +162,7 @@ describe('zot evidence-table', () => {
     const unknown = await zot(['--question', 'Q', '--rows', '-'], JSON.stringify([{ ...ROWS[0], pages: 3 }]));
     expect(unknown.code).toBe(3);
     expect((unknown.json().error as { message: string }).message).toContain(
-      "--rows[0]: unknown field 'pages'",
+      "--rows[0]: Row 1 has unknown field 'pages'",
     );
     const notJson = await zot(['--question', 'Q', '--rows', '-'], '[{"item_key":');
     expect(notJson.code).toBe(3);

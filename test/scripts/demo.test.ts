@@ -15,7 +15,7 @@ describe('npm run demo', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     // The sample library is read offline: collections, a search hit, the item read.
-    expect(r.stdout).toMatch(/^CLIMATE2 +Climate Science +false +3$/m);
+    expect(r.stdout).toMatch(/^CLIMATE2 +Climate Science +\(top level\) +3$/m);
     expect(r.stdout).toMatch(/^CHURCH22 +journalArticle +2011 +Church and White/m);
     expect(r.stdout).toContain('Sea-level rise from the late 19th to the early 21st century');
     expect(r.stdout).toContain('"dry_run": true');

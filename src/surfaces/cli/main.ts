@@ -47,7 +47,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   // The format is decided before anything can fail, so even a usage error is an envelope.
   const format = chooseFormat(argv.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
   const redactFromEnv = createRedactor(envSecrets(env));
-  let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env));
+  let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env), { argv });
   try {
     const root = buildTree(options.tools, options.params, options.groups);
     const parsed = parseCommandLine(root, argv);
@@ -70,7 +70,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     }
     const isInit = parsed.node.target.kind === 'builtin' && parsed.node.target.id === 'config init';
     const config = loadConfig(env, { profile: parsed.controls.profile, allowMissingProfile: isInit });
-    writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env));
+    writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env), {
+      argv,
+    });
     return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
   } catch (error) {
     const refs = cliRefRenderer(options.commands ?? commandRefs(options.tools));

@@ -21,7 +21,70 @@ export interface Writer {
   text(text: string): string;
 }
 
-export function createWriter(io: CliIO, format: Format, redact: Redactor, colour: boolean): Writer {
+/** A word of a command line as a shell reads it back. */
+function shellWord(word: string): string {
+  return /^[\w.:/=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line that shows the page starting at `start`: argv with its `--start` replaced. */
+export function nextPageCommand(argv: readonly string[], start: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const word = argv[i] as string;
+    if (word === '--') {
+      words.push(...argv.slice(i));
+      break;
+    }
+    if (word === '--start') {
+      i += 1;
+      continue;
+    }
+    if (word.startsWith('--start=')) continue;
+    words.push(word);
+  }
+  const end = words.indexOf('--');
+  if (end === -1) words.push('--start', String(start));
+  else words.splice(end, 0, '--start', String(start));
+  return ['zot', ...words].map((w, i) => (i === 0 ? w : shellWord(w))).join(' ');
+}
+
+const CONTINUATION = /\s*(Cut at the size bound; continue|Continue) with start=(\d+)\./;
+const PAGE_LINE = /^(?:[A-Z][\w ]*: )?(?:Showing [\d,]+–[\d,]+ of |No .* on this page )/;
+
+/**
+ * The paging footer: the page line, and when a page follows, the command that shows it
+ * (`Next page: zot search climate --start 25`) instead of the tool's "continue with start=N".
+ */
+export function pageFooter(line: string, argv: readonly string[] | undefined): string[] {
+  const m = CONTINUATION.exec(line);
+  if (!m || argv === undefined) return [line];
+  const cut = m[1] === 'Cut at the size bound; continue' ? ' Cut at the size bound.' : '';
+  const shown = line.replace(CONTINUATION, cut);
+  return [shown, `Next page: ${nextPageCommand(argv, Number(m[2]))}`];
+}
+
+/** A tool's text with its page line moved to the bottom, where every listing says it. */
+function pageLast(text: string, argv: readonly string[] | undefined): string {
+  const lines = text.replace(/\n+$/, '').split('\n');
+  const at = lines.findIndex((l) => PAGE_LINE.test(l));
+  if (at === -1) return text;
+  const [line] = lines.splice(at, 1) as [string];
+  return [...lines, ...pageFooter(line, argv)].join('\n');
+}
+
+export interface WriterOptions {
+  /** The command's argv (without `zot`): a listing's footer says how to show the next page. */
+  argv?: readonly string[];
+}
+
+export function createWriter(
+  io: CliIO,
+  format: Format,
+  redact: Redactor,
+  colour: boolean,
+  options: WriterOptions = {},
+): Writer {
+  const { argv } = options;
   const out = (text: string): string => {
     io.stdout.write(text);
     return text;
@@ -38,7 +101,8 @@ export function createWriter(io: CliIO, format: Format, redact: Redactor, colour
       let text: string;
       if (Array.isArray(rows)) {
         text = renderRows(rows as Record<string, unknown>[], style);
-        if (summary) text += `${redact(summary)}\n`;
+        // The page line and the next page's command come last, below the rows.
+        if (summary) text += `${pageFooter(redact(summary), argv).join('\n')}\n`;
       } else {
         // A write's one-line summary says what changed; the fields follow.
         text = `${summary ? `${redact(summary)}\n` : ''}${renderObject(clean, style)}`;
@@ -58,7 +122,7 @@ export function createWriter(io: CliIO, format: Format, redact: Redactor, colour
       return out(text);
     },
     text(text) {
-      const clean = redact(text);
+      const clean = pageLast(redact(text), argv);
       return out(clean.endsWith('\n') ? clean : `${clean}\n`);
     },
   };

@@ -13,7 +13,8 @@ export default defineTool({
   summary:
     'List the collections of a library (key, name, parent, item count), sorted by name; q finds one by name.',
   description: [
-    'List collections in a Zotero library (key, name, parent collection key, item count), sorted by name (case-insensitive, then key).',
+    'List collections in a Zotero library (key, name, parent collection key, item count), sorted by name as Zotero sorts them (case-insensitive, numbers by value: "Topic 2" before "Topic 10"; then key);',
+    'tree: true lists them in hierarchy order instead (each collection after its parent, siblings by name) with each row’s depth.',
     'Read-only: available even in read-only mode (unlike zotero_manage_collections, which also writes).',
     'Every collection in the library is read, then q filters by name, top keeps the top-level ones, and start/limit page the result',
     '(200 per page by default, at most 1000); totalResults says how many there are, so a large library is never mistaken for its first page,',
@@ -33,12 +34,26 @@ export default defineTool({
       top: z.boolean().optional().describe('Only top-level collections.'),
       limit: listParams.limit,
       start: listParams.start,
+      tree: z
+        .boolean()
+        .optional()
+        .describe(
+          'Hierarchy order (default false): each collection right after its parent, siblings sorted by name, each row with its depth (0 at the top level); q, top and paging then apply to that order.',
+        ),
       ...libraryParams,
     })
     .strict(),
   output: z.object({
     collections: z
-      .array(collectionRow)
+      .array(
+        collectionRow.extend({
+          depth: z
+            .number()
+            .int()
+            .optional()
+            .describe('With tree: how many ancestors the collection has (0 at the top level).'),
+        }),
+      )
       .describe(
         'This page of the collections, sorted by name. Use a key to scope zotero_search_items or zotero_tag_audit.',
       ),
@@ -46,8 +61,45 @@ export default defineTool({
   }),
   rows: 'collections',
   summarize: (out, input) => summarizePage(out, input),
+  text: (out, input) => collectionsText(out.collections, summarizePage(out, input)),
   async run(input, deps) {
     const { listCollections } = await import('../../core/library/collections.js');
     return boundPage(await listCollections(deps, input));
   },
 });
+
+/**
+ * The CLI's table of collections: a top-level one's parent is "(top level)", a row with a
+ * depth (tree order) is indented under its parent; the page line follows the rows.
+ */
+function collectionsText(
+  rows: ReadonlyArray<{
+    key: string;
+    name: string;
+    parentCollection: string | boolean;
+    numItems?: number | undefined;
+    depth?: number | undefined;
+  }>,
+  summary: string,
+): string {
+  if (rows.length === 0) return summary;
+  const hasItems = rows.some((r) => r.numItems !== undefined);
+  const table = [
+    ['key', 'name', 'parent', ...(hasItems ? ['items'] : [])],
+    ...rows.map((r) => [
+      r.key,
+      `${'  '.repeat(r.depth ?? 0)}${r.name.replace(/\s*[\r\n]+\s*/g, ' ')}`,
+      typeof r.parentCollection === 'string' ? r.parentCollection : '(top level)',
+      ...(hasItems ? [r.numItems === undefined ? '' : String(r.numItems)] : []),
+    ]),
+  ];
+  const len = (t: string) => [...t].length;
+  const widths = (table[0] as string[]).map((_, i) => Math.max(...table.map((r) => len(r[i] as string))));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c + ' '.repeat(Math.max(0, (widths[i] as number) - len(c))))
+      .join('  ')
+      .trimEnd();
+  const [head, ...body] = table as [string[], ...string[][]];
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line), summary].join('\n');
+}

@@ -98,7 +98,9 @@ describe('zot collection list', () => {
     expect(lines[2]).toEqual({ ok: true, summary: { count: 2, total: 3, has_more: true }, meta: META });
     const table = await zot(['collection', 'list'], { ZOT_FORMAT: 'table' });
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^key\s+name\s+parentCollection\s+numItems/m);
+    expect(table.stdout).toMatch(/^key\s+name\s+parent\s+items/m);
+    expect(table.stdout).toMatch(/^AAAA2345\s+Alpha\s+\(top level\)\s+0$/m);
+    expect(table.stdout.trimEnd().split('\n').at(-1)).toBe('Showing 1–3 of 3 collections.');
     expect(table.stdout).toContain('Child of alpha');
     expect(table.stdout + table.stderr).toContain('Showing 1–3 of 3 collections.');
   });

@@ -4,13 +4,14 @@
  * zotero.sqlite for the libraries it holds, else the Web API, whose client caches and
  * revalidates the listing, so a warm listing of an unchanged library is one `304`), then `q`
  * filters by name over the whole library, `top` keeps the top-level ones, the rows are sorted by
- * name (case-insensitive, then key, so pages are stable) and only then paged. A listing that
+ * name as Zotero sorts them (case-insensitive, numbers by value, then key, so pages are stable;
+ * with `tree`, in hierarchy order) and only then paged. A listing that
  * could not read the whole library says so (`complete: false`).
  *
  * Writers read the collections of the library they write to on the Web API (`readCollections`).
  */
 import type { Deps } from '../../tool.js';
-import { byNameThenKey } from '../../text-order.js';
+import { byCodeUnit, compareNames } from '../../text-order.js';
 import type { CallContext, IncompleteReason, ListResult } from '../../zotero/index.js';
 import type { LibraryArgs } from '../address.js';
 import type { LibraryRoute } from '../router.js';
@@ -24,6 +25,8 @@ export interface CollectionRow {
   parentCollection: string | false;
   /** Items directly in the collection (`meta.numItems`); absent when the server does not say. */
   numItems?: number;
+  /** With `tree`: how many ancestors the collection has (0 at the top level). */
+  depth?: number;
 }
 
 export interface ListInput extends LibraryArgs {
@@ -31,6 +34,8 @@ export interface ListInput extends LibraryArgs {
   top?: boolean | undefined;
   limit?: number | undefined;
   start?: number | undefined;
+  /** Hierarchy order: each collection after its parent, siblings by name; rows carry `depth`. */
+  tree?: boolean | undefined;
 }
 
 export interface CollectionPage {
@@ -77,6 +82,70 @@ export function toRow(object: unknown): CollectionRow | undefined {
   };
 }
 
+/**
+ * Names as Zotero sorts them: case-insensitively, with runs of digits compared by value
+ * ("Topic 2" before "Topic 10"), then by key so pages are stable.
+ */
+export function compareCollectionNames(a: string, b: string): number {
+  const pa = a.match(/\d+|\D+/g) ?? [];
+  const pb = b.match(/\d+|\D+/g) ?? [];
+  const n = Math.min(pa.length, pb.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = pa[i] as string;
+    const y = pb[i] as string;
+    const dx = x.charCodeAt(0) >= 48 && x.charCodeAt(0) <= 57;
+    const dy = y.charCodeAt(0) >= 48 && y.charCodeAt(0) <= 57;
+    if (dx && dy) {
+      const vx = x.replace(/^0+(?=\d)/, '');
+      const vy = y.replace(/^0+(?=\d)/, '');
+      if (vx.length !== vy.length) return vx.length - vy.length;
+      if (vx !== vy) return vx < vy ? -1 : 1;
+      continue;
+    }
+    if (dx !== dy) return dx ? -1 : 1;
+    const c = compareNames(x, y);
+    if (c !== 0) return c;
+  }
+  if (pa.length !== pb.length) return pa.length - pb.length;
+  return compareNames(a, b);
+}
+
+export function byCollectionName(a: CollectionRow, b: CollectionRow): number {
+  return compareCollectionNames(a.name, b.name) || byCodeUnit(a.key, b.key);
+}
+
+/**
+ * The rows (sorted) in hierarchy order: each collection followed by its children, siblings
+ * sorted, each with its depth. A collection whose parent is not among the rows counts as top
+ * level; a cycle is broken where it is found.
+ */
+export function treeOrder(rows: readonly CollectionRow[]): CollectionRow[] {
+  const keys = new Set(rows.map((r) => r.key));
+  const children = new Map<string, CollectionRow[]>();
+  const roots: CollectionRow[] = [];
+  for (const row of rows) {
+    const parent = row.parentCollection;
+    if (parent === false || !keys.has(parent)) roots.push(row);
+    else {
+      const list = children.get(parent);
+      if (list) list.push(row);
+      else children.set(parent, [row]);
+    }
+  }
+  const out: CollectionRow[] = [];
+  const seen = new Set<string>();
+  const visit = (row: CollectionRow, depth: number) => {
+    if (seen.has(row.key)) return;
+    seen.add(row.key);
+    out.push({ ...row, depth });
+    for (const child of children.get(row.key) ?? []) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
+  // Rows only in a cycle: listed at the top level after the rest.
+  for (const row of rows) visit(row, 0);
+  return out;
+}
+
 function fold(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
@@ -86,9 +155,9 @@ const count = (n: number): string => n.toLocaleString('en-US');
 /** The page of `rows` (already sorted) that `q`, `top`, `start` and `limit` ask for. */
 export function pageRows(
   rows: readonly CollectionRow[],
-  input: Pick<ListInput, 'q' | 'top' | 'start' | 'limit'>,
+  input: Pick<ListInput, 'q' | 'top' | 'start' | 'limit' | 'tree'>,
 ): { collections: CollectionRow[]; totalResults: number; start: number } {
-  let matches: readonly CollectionRow[] = rows;
+  let matches: readonly CollectionRow[] = input.tree ? treeOrder(rows) : rows;
   if (input.top) matches = matches.filter((row) => row.parentCollection === false);
   if (input.q !== undefined && input.q !== '') {
     const needle = fold(input.q);
@@ -142,7 +211,7 @@ export async function readCollections(
     const row = toRow(object);
     if (row) rows.push(row);
   }
-  rows.sort(byNameThenKey);
+  rows.sort(byCollectionName);
   return listing.complete
     ? { lib, rows, listing }
     : { lib, rows, listing, message: incompleteMessage(listing, max) };
@@ -184,7 +253,7 @@ export async function readCollectionRows(
     const row = toRow(object);
     if (row) rows.push(row);
   }
-  rows.sort(byNameThenKey);
+  rows.sort(byCollectionName);
   const out: RoutedCollections = {
     route,
     rows,

@@ -94,7 +94,9 @@ try {
     { table: true },
   );
 
-  run('Bad input is a typed error with a stable exit code', ['read', 'NOPE'], { expectCode: 3 });
+  run('A key that names nothing is a typed error with a stable exit code', ['read', 'NOPE'], {
+    expectCode: 4,
+  });
   process.stdout.write(
     '\nDone. Next: `zot schema` lists every command; set ZOTERO_API_KEY for cloud writes; add `zot mcp` to your MCP client.\n',
   );

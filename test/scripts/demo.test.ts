@@ -20,7 +20,7 @@ describe('npm run demo', () => {
     expect(r.stdout).toContain('Sea-level rise from the late 19th to the early 21st century');
     expect(r.stdout).toContain('"dry_run": true');
     expect(r.stdout).toContain('"command": "collection create"');
-    expect(r.stdout).toContain('"code": "validation_error"');
+    expect(r.stdout).toContain('"code": "not_found"');
     expect(r.stdout).toMatch(/Done\./);
   });
 });

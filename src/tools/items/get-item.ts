@@ -5,7 +5,7 @@ import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
 import { asItemJson, webApiItem } from './shared.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
-import { PROVENANCE, libraryParams, maxCharsParam, offsetParam, zoteroKey } from '../shared/params.js';
+import { PROVENANCE, libraryParams, lookupKey, maxCharsParam, offsetParam } from '../shared/params.js';
 
 const child = z.object({
   key: z.string(),
@@ -68,7 +68,7 @@ export default defineTool({
     '10,000; offset reads the longer ones on, truncatedFields says which were cut and where they end), a list field at most 100',
     'entries, each child’s text its first 2,000 characters (zotero_list_notes reads notes whole), and the children fill about',
     '40 KB: childrenTotal counts them all and nextChildrenStart, when present, is the children_start of the next page.',
-    'An item_key that names no item is not_found, and one that is not a Zotero key at all is a validation_error: find keys with zotero_search_items.',
+    'An item_key that names no item is not_found, a string that is not of Zotero’s key form included: find keys with zotero_search_items.',
     'Use zotero_summarize instead for a compact digest of one or many items. `backend` says which backend answered.',
   ].join(' '),
   tier: 'read',
@@ -77,9 +77,9 @@ export default defineTool({
   cli: [{ path: ['read'], args: ['item_key'] }],
   input: z
     .object({
-      // agent-interface.md: a string that is not of Zotero's key form is a validation_error
-      // (exit 3); a well-formed key that names nothing is not_found (exit 4).
-      item_key: zoteroKey('item_key').describe(
+      // agent-interface.md (`zot read NOPE` exits 4): a key that names nothing is not_found,
+      // a string that is not of Zotero's key form included.
+      item_key: lookupKey().describe(
         'The item’s key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, e.g. "ABCD2345".',
       ),
       max_chars: maxCharsParam(

@@ -12,6 +12,13 @@ export const zoteroKey = (what: string) =>
       `${what} must be a Zotero key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ`,
     );
 
+/**
+ * The key of a read's lookup: any text, so that a string that could never be a key is answered
+ * like a key that names nothing, `not_found` (the read's core says it is not of the key form).
+ * Commands that write keep `zoteroKey`: a malformed key is refused before anything is done.
+ */
+export const lookupKey = () => z.string().min(1).max(64);
+
 export const libraryParams = {
   library_id: z
     .number()

@@ -189,11 +189,16 @@ describe('zot read', () => {
     expect(table.stdout).toContain('Reading notes');
   });
 
-  it('`zot read NOPE` is a validation_error (exit 3); a well-formed unknown key exits 4 (not_found)', async () => {
-    // agent-interface.md decides over the seed's quick reference: only real-looking keys are not_found.
+  it('`zot read NOPE` exits 4 (not_found) like a well-formed unknown key; a missing key exits 3', async () => {
+    // agent-interface.md: `zot read NOPE; echo $?` is 4. A lookup of what names nothing is not_found.
     const nope = await zot(['read', 'NOPE']);
-    expect(nope.code).toBe(3);
-    expect(envelope(nope).error).toMatchObject({ code: 'validation_error', field: 'item_key' });
+    expect(nope.code).toBe(4);
+    expect(envelope(nope).error).toMatchObject({ code: 'not_found', field: 'item_key' });
+    for (const command of ['summarize', 'pdf']) {
+      const other = await zot([command, 'NOPE']);
+      expect(other.code).toBe(4);
+      expect(envelope(other).error).toMatchObject({ code: 'not_found' });
+    }
     const unknown = await zot(['read', 'ABCD2345']);
     expect(unknown.code).toBe(4);
     expect(envelope(unknown).error).toMatchObject({

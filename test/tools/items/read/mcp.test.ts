@@ -85,7 +85,7 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
 
   it('an unknown key is an isError not_found result with the error in _meta', async () => {
     const malformed = await mcp.call('zotero_get_item', { item_key: 'NOPE' });
-    expect(malformed._meta?.['zoteus/error']).toMatchObject({ code: 'validation_error' });
+    expect(malformed._meta?.['zoteus/error']).toMatchObject({ code: 'not_found', field: 'item_key' });
     const r = await mcp.call('zotero_get_item', { item_key: 'ABCD2345' });
     expect(r.isError).toBe(true);
     expect(texts(r)[0]).toMatch(

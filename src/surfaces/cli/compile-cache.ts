@@ -120,8 +120,11 @@ function hookCompile(root: string, dir: string): void {
     return fn.call(this.exports, this.exports, requireFor(this, filename), this, filename, dirname(filename));
   };
 
-  // After the command: its lazily compiled functions are in the cache too.
-  process.once('exit', () => {
+  // After the command, once nothing is left to run: its lazily compiled functions are in the
+  // cache too. Not on 'exit': V8 may still post compile and GC tasks for the isolate while
+  // the process tears down, and making cache data then aborted a finished command (SIGABRT).
+  // A process ended by process.exit() or a signal just writes no cache.
+  process.once('beforeExit', () => {
     if (fresh.length === 0) return;
     if (!makeDirs(dir)) return;
     try {

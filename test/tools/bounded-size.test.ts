@@ -336,7 +336,11 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     zotero_search_items: [
       { world: 'desktop', args: {}, why: '20,000 items, default page, the worst item first' },
       { world: 'desktop', args: { limit: 100 }, why: 'the largest page' },
-      { world: 'desktop', args: { limit: 100, top: false, q: 'worst' }, why: 'notes and long fields' },
+      {
+        world: 'desktop',
+        args: { limit: 100, include_children: true, q: 'worst' },
+        why: 'notes and long fields',
+      },
       { world: 'web', args: { limit: 100 }, why: 'the largest page on the Web API' },
     ],
     zotero_get_item: [

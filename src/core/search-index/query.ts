@@ -98,15 +98,30 @@ export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefi
       // Trigrams find words of 3 characters or more; shorter ones are looked for in every row.
       const words = queryWords(q);
       const long = words.filter((w) => [...w].length >= 3);
+      const conds: string[] = [];
+      const condParams: unknown[] = [];
       if (long.length > 0) {
         const match = long.map(ftsQuote).join(' AND ');
-        where.push('rid IN (SELECT rowid FROM tcy_fts WHERE tcy_fts MATCH ?)');
-        params.push(match);
+        conds.push('rid IN (SELECT rowid FROM tcy_fts WHERE tcy_fts MATCH ?)');
+        condParams.push(match);
         bound = db.prepare('SELECT count(*) FROM tcy_fts WHERE tcy_fts MATCH ?').pluck().get(match) as number;
       }
       for (const w of words.filter((w) => [...w].length < 3)) {
-        where.push('rid IN (SELECT rowid FROM tcy_fts WHERE instr(tcy, ?) > 0)');
-        params.push(w);
+        conds.push('rid IN (SELECT rowid FROM tcy_fts WHERE instr(tcy, ?) > 0)');
+        condParams.push(w);
+      }
+      if (query.top !== true) {
+        where.push(...conds);
+        params.push(...condParams);
+      } else if (conds.length > 0) {
+        // With `top`, a child whose title matches (an attachment's) counts for its parent, as in
+        // Zotero's own search (not a trashed child of a live parent).
+        where.push(
+          `rid IN (SELECT t.rid FROM items c JOIN items t ON t.key = c.top WHERE ${conds
+            .map((cond) => cond.replace(/^rid /, 'c.rid '))
+            .join(' AND ')} AND NOT (c.rid <> t.rid AND c.deleted = 1 AND t.deleted = 0))`,
+        );
+        params.push(...condParams);
       }
     } else {
       candidates = everythingMatches(db, q, query.top === true, query.fulltextKeys);

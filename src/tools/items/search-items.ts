@@ -59,11 +59,11 @@ export default defineTool({
     'the default), or in any field, tag, note and indexed full text (qmode "everything"; a child note or full text counts for',
     'its parent). Without q it lists the library (or collection_key’s items), newest change first. Filters: item_type and',
     'tag (exact, case-sensitive tag names; zotero_list_tags lists them), collection_key (zotero_list_collections finds keys),',
-    'top (only top-level items: regular items, standalone notes and attachments; then a child note, attachment or full text',
-    'that matches q counts for its parent; without top every item, children included, matches on its own: set top: true to',
-    'find papers), since (a library',
+    'since (a library',
     'version: only items changed after it), include_trashed (default false), added_within_days (items added in the last N days,',
-    'newest first; an addition to the Web API parameters). Paging: start/limit (25 by default, at most 100); totalResults',
+    'newest first; an addition to the Web API parameters). It returns works, not their parts: top-level items (regular items,',
+    'standalone notes and attachments), and a child note, attachment, annotation or full text that matches q counts for its',
+    'parent, as in Zotero’s own search; include_children: true lists and matches children as items of their own. Paging: start/limit (25 by default, at most 100); totalResults',
     'counts every match, and nextStart says where the next page starts (absent on the last page). An answer is bounded:',
     'a text field longer than 2,000 characters (a long abstract, a note) or a list longer than 100 entries (creators, tags)',
     'is cut and named in truncatedFields, and a page holds at most about 40 KB of items (truncated: true when that cut it',
@@ -83,16 +83,16 @@ export default defineTool({
     },
     {
       path: ['list'],
-      omit: ['q', 'qmode', 'top'],
-      preset: { top: true },
+      omit: ['q', 'qmode', 'include_children'],
+      preset: { include_children: false },
       flags: { collection_key: 'collection', item_type: 'type', added_within_days: 'days' },
       summary: 'List top-level items, most recently modified first (--collection K: one collection).',
     },
     {
       path: ['recent'],
-      omit: ['q', 'qmode', 'top', 'sort', 'direction'],
+      omit: ['q', 'qmode', 'include_children', 'sort', 'direction'],
       flags: { collection_key: 'collection', item_type: 'type', added_within_days: 'days' },
-      preset: { top: true, sort: 'dateAdded', direction: 'desc' },
+      preset: { include_children: false, sort: 'dateAdded', direction: 'desc' },
       summary:
         'List the top-level items added most recently, newest first (--days N: those added in the last N days).',
     },
@@ -116,12 +116,12 @@ export default defineTool({
       tag: filterExpr('Tag filter', '"sea level", "ocean || climate", "-to-read"'),
       collection_key: zoteroKey('collection_key')
         .optional()
-        .describe('Only items directly in this collection (its key; zotero_list_collections finds it).'),
-      top: z
+        .describe('Only items directly in this collection (its key, as the collection listing gives it).'),
+      include_children: z
         .boolean()
         .optional()
         .describe(
-          'Only top-level items (default false): with q, a match in a child note, attachment or full text then counts for its parent. Without it, child notes, attachments and annotations are listed and matched on their own.',
+          'Also list child notes, attachments and annotations as items of their own, each matched on its own (default false: top-level items only, and a match in a child or its full text counts for its parent).',
         ),
       since: z
         .number()
@@ -191,7 +191,8 @@ export default defineTool({
     [summary(out, input), ...out.items.map((item) => resultLine(item as never as WebApiItem))].join('\n'),
   async run(input, deps) {
     const { searchItems } = await import('../../core/items/read/search.js');
-    const out = await searchItems(deps, input);
+    const { include_children: children, ...rest } = input;
+    const out = await searchItems(deps, { ...rest, top: children !== true });
     return { ...out, items: out.items.map(asItemJson), provenance: PROVENANCE };
   },
 });

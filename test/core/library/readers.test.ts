@@ -121,6 +121,9 @@ describe('the same query, three backends, one answer', () => {
     ['in a collection', { collectionKey: U.collections.seaLevel, sort: 'title', ...noNotes }, 8],
     ['top items of a collection', { collectionKey: U.collections.climate, top: true, sort: 'title' }, 3],
     ['a word in title, creators or year', { q: 'sea', top: true, sort: 'title' }, 5],
+    // A child attachment's title matches: its parent is listed (the Web API's items/top).
+    ['a word of a child attachment, top', { q: 'pdf', top: true, sort: 'title' }, 4],
+    ['a word of a child attachment, children too', { q: 'pdf', sort: 'title' }, 4],
     ['changed since a version', { since: 1400, top: true, sort: 'title', ...noNotes }, 4],
     ['the trash too', { top: true, includeTrashed: true, sort: 'title', ...noNotes }, 27],
     ['only the trash', { onlyTrashed: true, top: true }, 1],

@@ -54,6 +54,7 @@ export function handleRead(r: LibraryRoute): boolean {
         r,
         liveItems(r).filter((i) => inCollection(i) && !i.parentItem),
         `collections/${key}/items/top`,
+        liveItems(r),
       );
     }
     if (n === 3 && sub === 'tags') return listTags(r, liveItems(r).filter(inCollection));
@@ -66,6 +67,7 @@ export function handleRead(r: LibraryRoute): boolean {
         r,
         liveItems(r).filter((i) => !i.parentItem),
         'items/top',
+        liveItems(r),
       );
     if (n === 2 && key === 'trash') {
       return listItems(
@@ -182,7 +184,8 @@ const ITEM_FIELD_SORTS = [
   'rights',
 ];
 
-function listItems(r: LibraryRoute, objects: ItemData[], rest: string): true {
+/** `children`: for the top-level listings, the items whose `q` match counts for their parent. */
+function listItems(r: LibraryRoute, objects: ItemData[], rest: string, children?: ItemData[]): true {
   const sorts: ListSpec<ItemData>['sorts'] = {
     title: (i) => str(i.title ?? i.note),
     creator: firstCreator,
@@ -193,7 +196,7 @@ function listItems(r: LibraryRoute, objects: ItemData[], rest: string): true {
   };
   for (const f of ITEM_FIELD_SORTS) sorts[f] = (i) => str(i[f]);
   const spec: ListSpec<ItemData> = {
-    objects: filterItems(r.ctx, objects),
+    objects: filterItems(r.ctx, objects, children),
     keyOf: (i) => i.key,
     versionOf: (i) => i.version,
     render: (i) => itemJson(rc(r), i),
@@ -212,12 +215,18 @@ function listItems(r: LibraryRoute, objects: ItemData[], rest: string): true {
  * Zotero search parameters: `q` (+ `qmode`), and `tag` / `itemType` where `a || b` is OR,
  * a leading `-` negates, and repeating the parameter ANDs.
  */
-function filterItems(ctx: Ctx, items: ItemData[]): ItemData[] {
+function filterItems(ctx: Ctx, items: ItemData[], children?: ItemData[]): ItemData[] {
   let out = items;
   const q = ctx.params.get('q')?.trim().toLowerCase();
   if (q) {
     const everything = ctx.params.get('qmode') === 'everything';
-    out = out.filter((i) => searchableText(i, everything).includes(q));
+    // `/items/top?q=`: a child that matches counts for its parent, as in Zotero's own search.
+    const parents = new Set(
+      (children ?? [])
+        .filter((c) => c.parentItem && searchableText(c, everything).includes(q))
+        .map((c) => c.parentItem),
+    );
+    out = out.filter((i) => parents.has(i.key) || searchableText(i, everything).includes(q));
   }
   for (const expr of ctx.params.getAll('tag')) {
     const set = orSet(expr);

@@ -297,7 +297,7 @@ export class LibraryIndex {
 
   /**
    * Rows matching every one of `words`. `titleCreatorYear`: in the row's title, creators and
-   * year. `everything`: in any of its fields, tags, note, annotation text, file name, or full
+   * year (with `top`, a top-level row also through a child's title). `everything`: in any of its fields, tags, note, annotation text, file name, or full
    * text (`fulltext` gives the item ids of a word's full-text hits); with `top`, a top-level
    * row also matches through its children (not trashed ones).
    */
@@ -311,7 +311,16 @@ export class LibraryIndex {
     if (mode === 'titleCreatorYear') {
       // Longest first: usually the most selective, so most rows fail on the first test.
       const sorted = [...words].sort((a, b) => b.length - a.length);
-      return (row) => sorted.every((w) => row.tcy.includes(w));
+      const own = (row: IndexRow) => sorted.every((w) => row.tcy.includes(w));
+      if (!top) return own;
+      // With `top`, a child whose title matches (an attachment's) counts for its parent, as in
+      // Zotero's own search and the Web API's items/top (not a trashed child of a live parent).
+      const viaChild = new Set<IndexRow>();
+      for (const row of this.rows) {
+        const t = row.top;
+        if (t && row !== t && !(row.deleted && !t.deleted) && own(row)) viaChild.add(t);
+      }
+      return (row) => viaChild.has(row) || own(row);
     }
     const index = this.wordIndex();
     let result: Uint8Array | undefined;

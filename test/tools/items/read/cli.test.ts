@@ -51,11 +51,11 @@ describe('zot search', () => {
   });
 
   it('words match across punctuation and accents: "sea level" finds Sea-level, "muller" finds Müller', async () => {
-    const sea = envelope(await zot(['search', 'sea level', '--top', '--limit', '100']));
+    const sea = envelope(await zot(['search', 'sea level', '--limit', '100']));
     expect(items(sea.data).map((i) => i.data.title)).toContain(
       'Sea-level rise from the late 19th to the early 21st century',
     );
-    const muller = envelope(await zot(['search', 'muller', '--top']));
+    const muller = envelope(await zot(['search', 'muller']));
     expect(items(muller.data).map((i) => i.key)).toContain(I.muellerThesis);
   });
 
@@ -64,7 +64,6 @@ describe('zot search', () => {
       await zot([
         'search',
         'sea',
-        '--top',
         '--collection',
         C.seaLevel,
         '--tag',
@@ -79,23 +78,11 @@ describe('zot search', () => {
       expect(i.data.collections).toContain(C.seaLevel);
     }
     const sorted = envelope(
-      await zot([
-        'search',
-        'sea',
-        '--top',
-        '--sort',
-        'title',
-        '--direction',
-        'asc',
-        '--start',
-        '1',
-        '--limit',
-        '2',
-      ]),
+      await zot(['search', 'sea', '--sort', 'title', '--direction', 'asc', '--start', '1', '--limit', '2']),
     );
     expect(sorted.data.start).toBe(1);
     expect(items(sorted.data)).toHaveLength(2);
-    const all = envelope(await zot(['search', 'thermosteric', '--qmode', 'everything', '--top']));
+    const all = envelope(await zot(['search', 'thermosteric', '--qmode', 'everything']));
     expect(items(all.data).map((i) => i.key)).toEqual([I.seaLevelArticle]);
   });
 
@@ -111,6 +98,27 @@ describe('zot search', () => {
     const r = await zot(['search', 'x'], { ZOTERO_DATA_DIR: `${sample.dir}/nowhere` });
     expect(r.code).toBe(2);
     expect(envelope(r).error.code).toBe('auth_missing');
+  });
+});
+
+describe('zot search returns works, not their parts', () => {
+  it('no query: top-level items only (no child notes, attachments, annotations); --include-children lists them', async () => {
+    const works = items(envelope(await zot(['search', '--limit', '100'])).data);
+    expect(works.length).toBeGreaterThan(0);
+    expect(works.filter((i) => i.data.parentItem !== undefined)).toEqual([]);
+    const all = items(envelope(await zot(['search', '--include-children', '--limit', '100'])).data);
+    expect(all.map((i) => i.data.itemType)).toEqual(
+      expect.arrayContaining(['note', 'attachment', 'annotation']),
+    );
+  });
+
+  it('"pdf" matches child attachment titles: their parents are listed, not the attachments', async () => {
+    const found = items(envelope(await zot(['search', 'pdf'])).data);
+    expect(found.map((i) => i.key).sort()).toEqual(
+      [I.attentionPaper, I.muellerThesis, I.seaLevelArticle, I.linkedFile].sort(),
+    );
+    const children = items(envelope(await zot(['search', 'pdf', '--include-children'])).data);
+    expect(children.every((i) => i.data.itemType === 'attachment')).toBe(true);
   });
 });
 

@@ -43,7 +43,7 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
   });
 
   it('zotero_search_items: summary line, the output as JSON text, structuredContent with backend', async () => {
-    const r = await mcp.call('zotero_search_items', { q: 'sea level', top: true, limit: 3 });
+    const r = await mcp.call('zotero_search_items', { q: 'sea level', limit: 3 });
     expect(r.isError).toBeFalsy();
     const [summary, body] = texts(r);
     expect(summary).toMatch(
@@ -53,7 +53,7 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
     expect(texts(r)).toHaveLength(2);
     expect(structured(r)).toMatchObject({ backend: 'sqlite', library: SAMPLE_USER, start: 0, nextStart: 3 });
     expect((structured(r).items as unknown[]).length).toBe(3);
-    const accent = await mcp.call('zotero_search_items', { q: 'muller', top: true });
+    const accent = await mcp.call('zotero_search_items', { q: 'muller' });
     expect((structured(accent).items as Array<{ key: string }>).map((i) => i.key)).toContain(I.muellerThesis);
   });
 

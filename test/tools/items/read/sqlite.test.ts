@@ -79,16 +79,12 @@ describe('zotero_search_items on zotero.sqlite', () => {
   it('qmode everything also matches other fields, tags, notes and full text', async () => {
     // "altimetry" is in CHURCH22's abstract, note and full text, not in any title.
     expect(keys(await search({ q: 'altimetry' }))).toEqual([]);
-    expect(keys(await search({ q: 'altimetry', qmode: 'everything', top: true }))).toContain(
-      I.seaLevelArticle,
-    );
+    expect(keys(await search({ q: 'altimetry', qmode: 'everything' }))).toContain(I.seaLevelArticle);
     // A word only the full text has ("Thermosteric").
-    expect(keys(await search({ q: 'thermosteric', qmode: 'everything', top: true }))).toEqual([
-      I.seaLevelArticle,
-    ]);
+    expect(keys(await search({ q: 'thermosteric', qmode: 'everything' }))).toEqual([I.seaLevelArticle]);
   });
 
-  it('filters: item_type, tag, collection_key, include_trashed, top', async () => {
+  it('filters: item_type, tag, collection_key, include_trashed, include_children', async () => {
     const books = await search({ item_type: 'book', limit: 100 });
     expect(books.items.every((i) => i.data.itemType === 'book')).toBe(true);
     expect(books.totalResults).toBeGreaterThan(1);
@@ -116,25 +112,25 @@ describe('zotero_search_items on zotero.sqlite', () => {
     expect(keys(trashed)).toEqual([I.trashedArticle]);
     expect(trashed.items[0]!.data.deleted).toBe(1);
 
-    // Without top (the Web API's /items), children are items of their own; top: true keeps parents.
-    const top = await search({ top: true, limit: 100 });
+    // Top-level items by default; with include_children (the Web API's /items) children are items of their own.
+    const top = await search({ limit: 100 });
     expect(top.items.every((i) => i.data.parentItem === undefined)).toBe(true);
-    const all = await search({ limit: 100 });
+    const all = await search({ include_children: true, limit: 100 });
     expect(all.totalResults).toBeGreaterThan(top.totalResults);
     expect(all.items.some((i) => i.data.itemType === 'note' && i.data.parentItem !== undefined)).toBe(true);
-    // A word of a child note: the note itself matches, or (top) its parent does.
+    // A word of a child note: its parent matches, or (include_children) the note itself does.
     expect(
-      (await search({ q: 'multi head', qmode: 'everything' })).items.map((i) => i.data.itemType),
+      (await search({ q: 'multi head', qmode: 'everything', include_children: true })).items.map(
+        (i) => i.data.itemType,
+      ),
     ).toContain('note');
-    expect(keys(await search({ q: 'multi head', qmode: 'everything', top: true }))).toEqual([
-      I.attentionPaper,
-    ]);
+    expect(keys(await search({ q: 'multi head', qmode: 'everything' }))).toEqual([I.attentionPaper]);
   });
 
   it('sorts and pages; totalResults counts every match', async () => {
-    const first = await search({ top: true, sort: 'title', direction: 'asc', limit: 3 });
-    const second = await search({ top: true, sort: 'title', direction: 'asc', limit: 3, start: 3 });
-    const whole = await search({ top: true, sort: 'title', direction: 'asc', limit: 6 });
+    const first = await search({ sort: 'title', direction: 'asc', limit: 3 });
+    const second = await search({ sort: 'title', direction: 'asc', limit: 3, start: 3 });
+    const whole = await search({ sort: 'title', direction: 'asc', limit: 6 });
     expect([...keys(first), ...keys(second)]).toEqual(keys(whole));
     expect(second.start).toBe(3);
     expect(first.totalResults).toBe(whole.totalResults);
@@ -144,7 +140,7 @@ describe('zotero_search_items on zotero.sqlite', () => {
   });
 
   it('added_within_days: items added in the last N days, newest first (or oldest first)', async () => {
-    const all = (await search({ top: true, sort: 'dateAdded', direction: 'desc', limit: 100 })).items;
+    const all = (await search({ sort: 'dateAdded', direction: 'desc', limit: 100 })).items;
     const newest = Date.parse(all[0]!.data.dateAdded as string);
     const clock = { now: () => newest + 86_400_000 * 30, sleep: async () => {} };
     const deps = { ...shared, clock };
@@ -153,10 +149,10 @@ describe('zotero_search_items on zotero.sqlite', () => {
     );
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(all.length);
-    const recent = await search({ top: true, added_within_days: 200 }, deps);
+    const recent = await search({ added_within_days: 200 }, deps);
     expect(keys(recent)).toEqual(keys({ items: expected }).slice(0, 25));
     expect(recent.totalResults).toBe(expected.length);
-    const oldestFirst = await search({ top: true, added_within_days: 200, direction: 'asc', limit: 2 }, deps);
+    const oldestFirst = await search({ added_within_days: 200, direction: 'asc', limit: 2 }, deps);
     expect(keys(oldestFirst)).toEqual(keys({ items: [...expected].reverse() }).slice(0, 2));
     expect((await search({ added_within_days: 1 }, deps)).totalResults).toBe(0);
     await expect(search({ added_within_days: 3, sort: 'title' }, deps)).rejects.toMatchObject({
@@ -273,8 +269,8 @@ describe('zotero_stats on zotero.sqlite', () => {
     expect(s.items.attachments).toBe(s.items.byType.attachment);
     expect(s.items.regular).toBe(s.items.total - s.items.notes - s.items.attachments - s.items.annotations);
     expect(s.items.annotations).toBeGreaterThan(0);
-    expect(s.items.topLevel).toBe((await search({ top: true, limit: 1 })).totalResults);
-    expect(s.items.total).toBe((await search({ limit: 1 })).totalResults);
+    expect(s.items.topLevel).toBe((await search({ limit: 1 })).totalResults);
+    expect(s.items.total).toBe((await search({ include_children: true, limit: 1 })).totalResults);
     expect(s.items.byType.journalArticle).toBeGreaterThan(0);
     expect(s.trash).toBeGreaterThan(0);
     const counts = Object.values(s.items.byType);
@@ -337,5 +333,38 @@ describe('zotero_summarize on zotero.sqlite', () => {
     expect(
       coll.digests.every((d) => (d.collections as Array<{ key: string }>).some((c) => c.key === C.seaLevel)),
     ).toBe(true);
+  });
+});
+
+describe('search returns works, not their parts (zotero.sqlite)', () => {
+  type Row = { key: string; data: Record<string, unknown> };
+  const rows = async (input: Record<string, unknown>) =>
+    (await search({ limit: 100, ...input })).items as Row[];
+
+  it('without a query: top-level items only; include_children adds the notes, attachments and annotations', async () => {
+    const works = await rows({});
+    expect(works.length).toBeGreaterThan(0);
+    expect(works.filter((i) => i.data.parentItem !== undefined)).toEqual([]);
+    expect(works.some((i) => i.data.itemType === 'annotation')).toBe(false);
+    const all = await rows({ include_children: true });
+    const children = all.filter((i) => i.data.parentItem !== undefined);
+    expect(children.map((i) => i.data.itemType)).toEqual(expect.arrayContaining(['note', 'attachment']));
+    expect((await search({})).totalResults + children.length).toBeLessThanOrEqual(
+      (await search({ include_children: true })).totalResults,
+    );
+  });
+
+  it('a child attachment that matches q counts for its parent, which is listed instead of it', async () => {
+    const child = (await rows({ include_children: true, item_type: 'attachment' })).find(
+      (i) =>
+        i.data.parentItem !== undefined && typeof i.data.title === 'string' && /\w{4}/.test(i.data.title),
+    )!;
+    expect(child).toBeDefined();
+    const q = (child.data.title as string).match(/[\p{L}\p{N}]{4,}/u)![0];
+    const found = await rows({ q });
+    expect(found.map((i) => i.key)).toContain(child.data.parentItem);
+    expect(found.map((i) => i.key)).not.toContain(child.key);
+    expect(found.filter((i) => i.data.parentItem !== undefined)).toEqual([]);
+    expect((await rows({ q, include_children: true })).map((i) => i.key)).toContain(child.key);
   });
 });

@@ -106,21 +106,31 @@ describe('zotero_search_items on the Web API', () => {
     expect(r.provenance).toBeTruthy();
   });
 
-  it('filters by type, tag, collection; trash only when asked; children unless top', async () => {
+  it('filters by type, tag, collection; trash only when asked; children only with include_children', async () => {
     expect(keys(await run(searchItems, { item_type: 'book' }))).toEqual([book]);
     expect(keys(await run(searchItems, { tag: 'sea level' }))).toEqual([church, thesis].sort());
     expect(keys(await run(searchItems, { collection_key: coll }))).toEqual([church, thesis].sort());
-    const top = await run(searchItems, { top: true });
+    const top = await run(searchItems, {});
     expect(keys(top)).toEqual([church, book, thesis].sort());
-    const withTrash = await run(searchItems, { top: true, include_trashed: true });
+    const withTrash = await run(searchItems, { include_trashed: true });
     expect(keys(withTrash)).toContain(trashed);
-    const children = await run(searchItems, {});
+    const children = await run(searchItems, { include_children: true });
     expect(keys(children)).toEqual([church, book, thesis, note, pdf].sort());
+  });
+
+  it('works, not their parts: a query matching a child attachment lists its parent, from items/top', async () => {
+    world.server.clearLog();
+    expect(keys(await run(searchItems, { q: 'Full Text PDF' }))).toEqual([church]);
+    expect(world.server.log.map((e) => e.path)).toContain(`/${USER}/items/top`);
+    expect(world.server.log.map((e) => e.path)).not.toContain(`/${USER}/items`);
+    world.server.clearLog();
+    expect(keys(await run(searchItems, { q: 'Full Text PDF', include_children: true }))).toEqual([pdf]);
+    expect(world.server.log.map((e) => e.path)).toContain(`/${USER}/items`);
   });
 
   it('pages: limit and start map to the Web API, totalResults from Total-Results', async () => {
     world.server.clearLog();
-    const r = await run(searchItems, { top: true, limit: 2, start: 1, sort: 'title' });
+    const r = await run(searchItems, { limit: 2, start: 1, sort: 'title' });
     expect(r.items).toHaveLength(2);
     expect(r).toMatchObject({ totalResults: 3, start: 1 });
     const gets = world.server.log.filter((e) => e.path === `/${USER}/items/top`);
@@ -129,8 +139,8 @@ describe('zotero_search_items on the Web API', () => {
 
   it('added_within_days by the deps clock: everything was added just now', async () => {
     const later = { ...deps, clock: { now: () => Date.now() + 10 * 86_400_000, sleep: async () => {} } };
-    expect((await run(searchItems, { top: true, added_within_days: 5 }, later)).totalResults).toBe(0);
-    expect((await run(searchItems, { top: true, added_within_days: 20 }, later)).totalResults).toBe(3);
+    expect((await run(searchItems, { added_within_days: 5 }, later)).totalResults).toBe(0);
+    expect((await run(searchItems, { added_within_days: 20 }, later)).totalResults).toBe(3);
   });
 });
 

@@ -54,7 +54,7 @@ export default defineTool({
         .int()
         .min(0)
         .describe(
-          'The library version to list changes after: the libraryVersion of an earlier answer (or of zotero_stats); 0 for everything.',
+          'The library version to list changes after: the libraryVersion of an earlier answer (or of the library statistics); 0 for everything.',
         ),
       ...libraryParams,
       ...pagingParams(PAGE),

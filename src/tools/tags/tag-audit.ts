@@ -146,7 +146,7 @@ export default defineTool({
         .max(100)
         .optional()
         .describe(
-          'Audit only the items of these collections (zotero_list_collections gives the keys); omit for the whole library.',
+          'Audit only the items of these collections (their keys, as the collection listing gives them); omit for the whole library.',
         ),
       include_subcollections: z
         .boolean()

@@ -7,6 +7,17 @@ export function marker(node: CommandNode): string | null {
   return node.writesFilesOnly ? 'WRITES FILES' : 'MUTATES LIBRARY';
 }
 
+/** What help knows of the configuration: in read-only mode the commands that write are disabled. */
+export interface HelpOptions {
+  readOnly?: boolean;
+}
+
+const DISABLED = 'disabled: ZOTEUS_READ_ONLY=true';
+
+function disabled(node: CommandNode, options: HelpOptions): boolean {
+  return options.readOnly === true && node.tier !== null && node.tier !== 'read';
+}
+
 function usageOf(node: CommandNode): string {
   const args = node.params
     .filter((p) => p.kind === 'argument')
@@ -53,7 +64,7 @@ const TIER_TITLES: Array<[string, (n: CommandNode) => boolean]> = [
   ['Setup and introspection', (n) => n.mcpTool === null],
 ];
 
-export function rootHelp(root: CommandNode, version: string): string {
+export function rootHelp(root: CommandNode, version: string, options: HelpOptions = {}): string {
   const lines = [
     `zot ${version}: fast, safe access to a Zotero library, for agents and people.`,
     '',
@@ -66,9 +77,13 @@ export function rootHelp(root: CommandNode, version: string): string {
   for (const [title, test] of TIER_TITLES) {
     const group = commands.filter(test);
     if (!group.length) continue;
-    lines.push('', `${title}:`);
+    const off = group.every((n) => disabled(n, options));
+    lines.push('', `${title}${off ? ` [${DISABLED}]` : ''}:`);
     const width = Math.max(...group.map((n) => n.path.join(' ').length));
-    for (const n of group) lines.push(`  ${n.path.join(' ').padEnd(width)}  ${n.summary}`);
+    for (const n of group)
+      lines.push(
+        `  ${n.path.join(' ').padEnd(width)}  ${n.summary}${disabled(n, options) ? ` [${DISABLED}]` : ''}`,
+      );
   }
   lines.push('', 'Global options:', ...paramLines(GLOBAL_FLAGS));
   lines.push(
@@ -79,35 +94,46 @@ export function rootHelp(root: CommandNode, version: string): string {
 }
 
 /** One line per command under a group: path, summary, marker. */
-function childLines(node: CommandNode): string[] {
+function childLines(node: CommandNode, options: HelpOptions): string[] {
   const kids = [...node.children.values()];
   const width = Math.max(...kids.map((k) => k.path.join(' ').length));
   return kids.map((k) => {
     const m = marker(k);
-    return `  ${k.path.join(' ').padEnd(width)}  ${k.summary}${m ? ` [${m}]` : ''}`;
+    const tags = [...(m ? [m] : []), ...(disabled(k, options) ? [DISABLED] : [])];
+    return `  ${k.path.join(' ').padEnd(width)}  ${k.summary}${tags.length ? ` [${tags.join('; ')}]` : ''}`;
   });
 }
 
-export function commandHelp(node: CommandNode): string {
+export function commandHelp(node: CommandNode, options: HelpOptions = {}): string {
   if (node.group || !node.target) {
-    const lines = [`zot ${node.path.join(' ')}: ${node.summary}`, '', 'Commands:', ...childLines(node)];
+    const lines = [
+      `zot ${node.path.join(' ')}: ${node.summary}`,
+      '',
+      'Commands:',
+      ...childLines(node, options),
+    ];
     return `${lines.join('\n')}\n`;
   }
   const m = marker(node);
   const lines = [`Usage: ${usageOf(node)}`, '', node.summary];
   if (m) lines.push('', m);
+  if (disabled(node, options))
+    lines.push(
+      '',
+      `Disabled: read-only mode is on (ZOTEUS_READ_ONLY=true), so this command is refused; --dry-run still shows the plan.`,
+    );
   if (node.target.kind === 'tool') {
     lines.push('', node.target.tool.description);
     lines.push('', `Safety tier: ${node.tier}. MCP tool: ${node.mcpTool}.`);
   }
   const args = node.params.filter((p) => p.kind === 'argument');
-  const options = node.params.filter((p) => p.kind === 'option');
+  const flags = node.params.filter((p) => p.kind === 'option');
   if (args.length) lines.push('', 'Arguments:', ...paramLines(args));
-  if (options.length) lines.push('', 'Options:', ...paramLines(options));
+  if (flags.length) lines.push('', 'Options:', ...paramLines(flags));
   // A command that is also a group (`zot trash`, `zot note`) lists the commands under it.
   if (node.children.size > 0) {
     const group = `Group \`zot ${node.path.join(' ')}\`${node.groupSummary ? `: ${node.groupSummary}` : ''}`;
-    lines.push('', group, 'Commands:', ...childLines(node));
+    lines.push('', group, 'Commands:', ...childLines(node, options));
   }
   lines.push('', 'Global options: --json, --profile NAME, --help');
   return `${lines.join('\n')}\n`;

@@ -30,3 +30,17 @@ export function useColour(
 export function writeLine(stream: Writable, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/**
+ * The width table mode fits its lines to: `COLUMNS` when set (tests and scripts set it), else
+ * the terminal's; undefined when neither says (no fitting).
+ */
+export function terminalWidth(
+  stdout: { isTTY?: boolean; columns?: number },
+  env: Readonly<Record<string, string | undefined>>,
+): number | undefined {
+  const fromEnv = Number(env.COLUMNS);
+  if (Number.isInteger(fromEnv) && fromEnv >= 20) return fromEnv;
+  if (stdout.isTTY && typeof stdout.columns === 'number' && stdout.columns >= 20) return stdout.columns;
+  return undefined;
+}

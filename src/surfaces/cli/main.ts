@@ -12,7 +12,7 @@ import { CLI_VERSION } from '../../core/version.js';
 import { parseCommandLine, type Parsed } from './argv.js';
 import type { ConfigName } from './builtins/config.js';
 import { meta, newRequestId, successEnvelope, dryRunEnvelope } from './envelope.js';
-import { chooseFormat, useColour, type CliIO } from './io.js';
+import { chooseFormat, terminalWidth, useColour, type CliIO } from './io.js';
 import { createWriter, type Writer } from './output.js';
 import type { ParamsTable } from './params.js';
 import { errorExit, runToolCommand } from './run-tool.js';
@@ -47,7 +47,10 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   // The format is decided before anything can fail, so even a usage error is an envelope.
   const format = chooseFormat(argv.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
   const redactFromEnv = createRedactor(envSecrets(env));
-  let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env), { argv });
+  let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env), {
+    argv,
+    width: terminalWidth(io.stdout, env),
+  });
   try {
     const root = buildTree(options.tools, options.params, options.groups);
     const parsed = parseCommandLine(root, argv);
@@ -59,7 +62,10 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     if (parsed.controls.help || !parsed.node.target) {
       const { commandHelp, rootHelp } = await import('./help.js');
       if (format === 'table') {
-        writer.raw(parsed.node.path.length ? commandHelp(parsed.node) : rootHelp(root, CLI_VERSION));
+        const options = { readOnly: readOnlyFor(env, parsed.controls.profile) };
+        writer.raw(
+          parsed.node.path.length ? commandHelp(parsed.node, options) : rootHelp(root, CLI_VERSION, options),
+        );
         return 0;
       }
       // JSON mode: every stdout line is JSON. `--help` is the schema node; a bare group is a
@@ -72,11 +78,24 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     const config = loadConfig(env, { profile: parsed.controls.profile, allowMissingProfile: isInit });
     writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env), {
       argv,
+      width: terminalWidth(io.stdout, env),
     });
     return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
   } catch (error) {
     const refs = cliRefRenderer(options.commands ?? commandRefs(options.tools));
     return errorExit(writer, renderErrorRefs(toZoteusError(error), refs), requestId, startedAt, clock.now());
+  }
+}
+
+/** Whether read-only mode is on, for help; a configuration that does not load says nothing. */
+function readOnlyFor(
+  env: Readonly<Record<string, string | undefined>>,
+  profile: string | undefined,
+): boolean {
+  try {
+    return loadConfig(env, { profile, allowMissingProfile: true }).readOnly;
+  } catch {
+    return false;
   }
 }
 

@@ -5,7 +5,7 @@
 import type { ZoteusError } from '../../core/errors.js';
 import { redactedJson, redactValue, type Redactor } from '../../core/redact.js';
 import type { CliIO, Format } from './io.js';
-import { ansiStyle, plainStyle, renderObject, renderRows } from './table.js';
+import { ansiStyle, fitLine, plainStyle, renderObject, renderRows } from './table.js';
 
 export interface Writer {
   format: Format;
@@ -75,6 +75,8 @@ function pageLast(text: string, argv: readonly string[] | undefined): string {
 export interface WriterOptions {
   /** The command's argv (without `zot`): a listing's footer says how to show the next page. */
   argv?: readonly string[];
+  /** The terminal's width: tables and text are fitted to it (io.ts `terminalWidth`). */
+  width?: number | undefined;
 }
 
 export function createWriter(
@@ -84,7 +86,14 @@ export function createWriter(
   colour: boolean,
   options: WriterOptions = {},
 ): Writer {
-  const { argv } = options;
+  const { argv, width } = options;
+  const fit = (text: string) =>
+    width === undefined
+      ? text
+      : text
+          .split('\n')
+          .flatMap((l) => fitLine(l, width))
+          .join('\n');
   const out = (text: string): string => {
     io.stdout.write(text);
     return text;
@@ -100,12 +109,12 @@ export function createWriter(
       const rows = rowsField ? clean[rowsField] : undefined;
       let text: string;
       if (Array.isArray(rows)) {
-        text = renderRows(rows as Record<string, unknown>[], style);
+        text = renderRows(rows as Record<string, unknown>[], style, width);
         // The page line and the next page's command come last, below the rows.
-        if (summary) text += `${pageFooter(redact(summary), argv).join('\n')}\n`;
+        if (summary) text += `${fit(pageFooter(redact(summary), argv).join('\n'))}\n`;
       } else {
         // A write's one-line summary says what changed; the fields follow.
-        text = `${summary ? `${redact(summary)}\n` : ''}${renderObject(clean, style)}`;
+        text = `${summary ? `${fit(redact(summary))}\n` : ''}${renderObject(clean, style, width)}`;
       }
       return out(text);
     },
@@ -122,7 +131,7 @@ export function createWriter(
       return out(text);
     },
     text(text) {
-      const clean = pageLast(redact(text), argv);
+      const clean = fit(pageLast(redact(text), argv));
       return out(clean.endsWith('\n') ? clean : `${clean}\n`);
     },
   };

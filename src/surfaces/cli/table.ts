@@ -2,7 +2,9 @@
  * Human rendering (table mode). Deterministic: the same output object gives the same
  * bytes. Nested data is shown by its shape, never as JSON: an object inside a row spreads
  * into dotted columns, a list of objects inside a row reads as `key: value` pairs, and a
- * list of objects inside an object is a sub-table under its key.
+ * list of objects inside an object is a sub-table under its key. Given a width (the
+ * terminal's), a table narrows its widest text columns (cut with "…"), keys and numbers whole,
+ * and prose wraps at word boundaries.
  */
 
 type Plain = Record<string, unknown>;
@@ -67,13 +69,18 @@ export const plainStyle: TableStyle = { bold: (t) => t };
 export const ansiStyle: TableStyle = { bold: (t) => `\u001b[1m${t}\u001b[22m` };
 
 /** A table of rows: a header, a rule, one line per row; trailing spaces trimmed. */
-export function renderRows(rows: readonly Record<string, unknown>[], style: TableStyle = plainStyle): string {
+export function renderRows(
+  rows: readonly Record<string, unknown>[],
+  style: TableStyle = plainStyle,
+  maxWidth?: number,
+): string {
   if (rows.length === 0) return '(no rows)\n';
   const flat = rows.map(flattenRow);
   const columns: string[] = [];
   for (const row of flat) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
   const cells = flat.map((row) => columns.map((c) => cell(row[c])));
   const widths = columns.map((c, i) => Math.max(width(c), ...cells.map((r) => width(r[i] as string))));
+  if (maxWidth !== undefined) fitColumns(columns, cells, widths, maxWidth);
   const line = (values: string[]) =>
     values
       .map((v, i) => pad(v, widths[i] as number))
@@ -87,6 +94,85 @@ export function renderRows(rows: readonly Record<string, unknown>[], style: Tabl
   return `${out.join('\n')}\n`;
 }
 
+/** Keys, numbers and other short codes stay whole: only text columns give up width. */
+function isTextColumn(values: readonly string[]): boolean {
+  return values.some((v) => v.includes(' ') || width(v) > 24) && !values.every((v) => /^[\d.,-]*$/.test(v));
+}
+
+function truncate(text: string, to: number): string {
+  const chars = [...text];
+  return chars.length <= to ? text : `${chars.slice(0, Math.max(0, to - 1)).join('')}…`;
+}
+
+/** Zotero keys and numbers: never cut. */
+function isKeyColumn(values: readonly string[]): boolean {
+  return values.every((v) => /^[\d.,-]*$/.test(v) || /^[23456789A-Z]{8}$/.test(v));
+}
+
+/**
+ * Narrows the widest text columns (cells cut with "…") until a line fits in `maxWidth`; when
+ * they are all down to a few characters, other columns too, but never keys and numbers.
+ */
+function fitColumns(columns: string[], cells: string[][], widths: number[], maxWidth: number): void {
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * Math.max(0, widths.length - 1);
+  const values = columns.map((_, i) => cells.map((r) => r[i] as string));
+  const passes = [
+    columns.map((_, i) => isTextColumn(values[i] as string[])),
+    columns.map((_, i) => !isKeyColumn(values[i] as string[])),
+  ];
+  for (const shrinkable of passes) {
+    while (total() > maxWidth) {
+      let widest = -1;
+      for (let i = 0; i < columns.length; i += 1)
+        if (shrinkable[i] && (widest === -1 || (widths[i] as number) > (widths[widest] as number)))
+          widest = i;
+      const floor = 6;
+      if (widest === -1 || (widths[widest] as number) <= floor) break;
+      widths[widest] = Math.max(floor, (widths[widest] as number) - (total() - maxWidth));
+      const w = widths[widest] as number;
+      columns[widest] = truncate(columns[widest] as string, w);
+      for (const row of cells) row[widest] = truncate(row[widest] as string, w);
+    }
+  }
+}
+
+/**
+ * Wraps a line at word boundaries to `maxWidth`; continuation lines are indented to `indent`
+ * columns. A word longer than the line is left whole.
+ */
+export function wrapLine(line: string, maxWidth: number, indent = 0): string[] {
+  if (width(line) <= maxWidth) return [line];
+  const pad = ' '.repeat(indent);
+  const out: string[] = [];
+  let current = '';
+  // Words with the spaces before them, so that runs of spaces (columns) survive.
+  for (const [, spaces = '', word = ''] of line.matchAll(/( *)(\S+)/g)) {
+    const next = `${current}${spaces}${word}`;
+    if (current.trim() !== '' && width(next) > maxWidth) {
+      out.push(current);
+      current = `${pad}${word}`;
+    } else current = next;
+  }
+  if (current !== '') out.push(current);
+  return out;
+}
+
+/**
+ * A line of a tool's own text fitted to `maxWidth`: wrapped at word boundaries, continuation
+ * lines indented to where its last column starts (after a run of two spaces, within 70% of the width).
+ */
+export function fitLine(line: string, maxWidth: number): string[] {
+  if (width(line) <= maxWidth) return [line];
+  let indent = 0;
+  const gap = / {2,}/g;
+  for (let m = gap.exec(line); m; m = gap.exec(line)) {
+    const at = m.index + m[0].length;
+    if (at > maxWidth * 0.7) break;
+    indent = at;
+  }
+  return wrapLine(line, maxWidth, indent);
+}
+
 function isTableLike(value: unknown): value is Plain[] {
   return Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
 }
@@ -95,7 +181,11 @@ function isTableLike(value: unknown): value is Plain[] {
  * `key  value` lines for an object, nested keys dotted; a list of objects is a sub-table
  * (indented) under its key.
  */
-export function renderObject(value: Record<string, unknown>, style: TableStyle = plainStyle): string {
+export function renderObject(
+  value: Record<string, unknown>,
+  style: TableStyle = plainStyle,
+  maxWidth?: number,
+): string {
   type Entry = { key: string; value: string } | { key: string; table: Plain[] };
   const entries: Entry[] = [];
   const walk = (prefix: string, v: unknown) => {
@@ -112,11 +202,15 @@ export function renderObject(value: Record<string, unknown>, style: TableStyle =
   const lines: string[] = [];
   for (const e of entries) {
     if ('value' in e) {
-      lines.push(`${style.bold(pad(e.key, w))}  ${e.value}`.trimEnd());
+      const [first = '', ...rest] =
+        maxWidth === undefined ? [e.value] : wrapLine(e.value, Math.max(20, maxWidth - w - 2));
+      lines.push(`${style.bold(pad(e.key, w))}  ${first}`.trimEnd());
+      for (const more of rest) lines.push(`${' '.repeat(w + 2)}${more.trimStart()}`);
       continue;
     }
     lines.push(style.bold(e.key));
-    for (const l of renderRows(e.table, style).trimEnd().split('\n')) lines.push(`  ${l}`.trimEnd());
+    const inner = maxWidth === undefined ? undefined : maxWidth - 2;
+    for (const l of renderRows(e.table, style, inner).trimEnd().split('\n')) lines.push(`  ${l}`.trimEnd());
   }
   return `${lines.join('\n')}\n`;
 }

@@ -28,6 +28,9 @@ function entryCode(entry: unknown): ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code as string) ? (code as ErrorCode) : 'api_error';
 }
 
+/** Failures after which a write may or may not have been applied (its answer was lost). */
+const OUTCOME_UNKNOWN: ReadonlySet<ErrorCode> = new Set(['network_error']);
+
 function entryRetryable(entry: unknown): boolean {
   const e = entry as { retryable?: unknown; error?: { retryable?: unknown } } | null;
   return e?.error?.retryable === true || e?.retryable === true;
@@ -42,12 +45,21 @@ export function classifyOutcome(output: unknown): Outcome {
   const codes = new Set(failed.map(entryCode));
   const code: ErrorCode = codes.size === 1 ? ([...codes][0] as ErrorCode) : 'api_error';
   const noun = failed.length === 1 ? 'entry' : 'entries';
+  // An entry that failed for want of an answer may have landed all the same: never claim it did not.
+  const unknown = failed.filter((f) => OUTCOME_UNKNOWN.has(entryCode(f))).length;
+  const message =
+    unknown === 0
+      ? `Nothing landed: all ${failed.length} ${noun} failed (see error.failed).`
+      : `No entry is known to have landed: all ${failed.length} ${noun} failed, ${unknown === failed.length ? 'each' : `${unknown} of them`} without an answer, so ${unknown === 1 ? 'it' : 'they'} may have landed (see error.failed).`;
   return {
     kind: 'failed',
-    error: new ZoteusError(code, `Nothing landed: all ${failed.length} ${noun} failed (see error.failed).`, {
+    error: new ZoteusError(code, message, {
       failed,
       retryable: failed.every(entryRetryable),
-      hint: 'Each entry of error.failed says why; fix those and retry (with the same --idempotency-key, only failed entries run again).',
+      hint:
+        unknown === 0
+          ? 'Each entry of error.failed says why; fix those and retry (with the same idempotency key, only failed entries run again).'
+          : 'Retry with the same idempotency key: what landed is found, not written again, and only the rest is sent.',
     }),
   };
 }

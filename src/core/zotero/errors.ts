@@ -124,15 +124,18 @@ export function rateLimitedError(
 
 /** The error for a refused, reset or timed-out connection (`reason` as the HTTP layer names it). */
 export function networkError(req: RequestDescription, reason: string, timedOut: boolean): ZoteusError {
-  return new ZoteusError(
-    'network_error',
-    req.redact(`Could not reach the Zotero API at ${req.origin} (${req.method} ${req.path}): ${reason}.`),
-    {
-      hint: timedOut
+  // A write whose answer never came may have been applied: say so, never "could not reach".
+  const write = req.method !== 'GET' && req.method !== 'HEAD';
+  const what = write
+    ? `No answer from the Zotero API at ${req.origin} to ${req.method} ${req.path} (${reason}): the change may have been applied`
+    : `Could not reach the Zotero API at ${req.origin} (${req.method} ${req.path}): ${reason}`;
+  return new ZoteusError('network_error', req.redact(`${what}.`), {
+    hint: write
+      ? 'Retry with the same idempotency key: it finds what landed instead of writing it again.'
+      : timedOut
         ? 'The server is slow or unreachable; retry, or raise ZOTEUS_TIMEOUT_MS.'
         : 'Check the network connection and ZOTERO_API_URL, then retry.',
-    },
-  );
+  });
 }
 
 /** Per-object failure code → the string code of agent-interface.md. */

@@ -52,21 +52,22 @@ async function streamed(env: Record<string, string>, args: string[], heapMb?: nu
   const heap = heapMb === undefined ? '' : ` --max-old-space-size=${heapMb}`;
   const r = await runZot(args, {
     env: { ...env, NODE_OPTIONS: `--import=${rssProbe}${heap}`, RSS_OUT: out },
-    timeoutMs: 120_000,
+    timeoutMs: 400_000,
   });
   return { r, rows: lines(r.stdout), maxRssKb: Number(readFileSync(out, 'utf8')) };
 }
 
 describe('--stream on zotero.sqlite', () => {
   it('zot list --stream emits every top-level item once, then the summary; memory stays flat', async () => {
-    const measured: Record<string, { page: number; stream: number; streamIn80MbHeap?: number }> = {};
+    const measured: Record<string, { page: number; stream: number }> = {};
     for (const [name, items] of [
       ['small', 2_000],
       ['large', 20_000],
     ] as const) {
       const env = await desktop(name, items);
       const page = await streamed(env, ['list', '--limit', '1']);
-      const run = await streamed(env, ['list', '--stream']);
+      // The 20,000-item stream runs with its heap held to 80 MB (below).
+      const run = await streamed(env, ['list', '--stream'], name === 'large' ? 80 : undefined);
       expect(run.r.code).toBe(0);
       const n = (page.r.json().data as { totalResults: number }).totalResults;
       expect(n).toBeGreaterThan(items * 0.95);
@@ -77,18 +78,14 @@ describe('--stream on zotero.sqlite', () => {
       expect(run.rows.at(-1)?.summary).toEqual({ count: n, total: n, has_more: false });
       measured[name] = { page: page.maxRssKb, stream: run.maxRssKb };
       if (name === 'large') {
-        // Unbounded, V8 collects lazily and resident memory follows the heap's slack; with the
-        // heap held to 80 MB the 20,000 rows (about 44 MB of JSON, several times that as
-        // objects) still all stream: only one page is held at a time.
+        // Unbounded, V8 collects lazily and resident memory follows the heap's slack (about
+        // 220 MB measured); with the heap held to 80 MB the 20,000 rows (about 44 MB of JSON,
+        // several times that as objects) still all stream: only one page is held at a time.
         expect(run.r.stdout.length).toBeGreaterThan(40_000_000);
-        const held = await streamed(env, ['list', '--stream'], 80);
-        expect(held.r.code).toBe(0);
-        expect(held.rows).toHaveLength(n + 1);
-        measured[name].streamIn80MbHeap = held.maxRssKb;
       }
     }
     console.log(`max RSS (KB), one page vs the whole stream: ${JSON.stringify(measured)}`);
-  }, 240_000);
+  }, 900_000);
 
   it('an explicit --limit caps the stream, --start offsets it', async () => {
     const env = await desktop('capped', 500);

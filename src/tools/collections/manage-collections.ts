@@ -5,6 +5,7 @@
  * schema, so the CLI, `--dry-run` and MCP refuse the same inputs with the same field.
  */
 import * as z from 'zod';
+import { ZoteusError } from '../../core/errors.js';
 import {
   COLLECTION_ACTIONS,
   membershipBulk,
@@ -338,6 +339,19 @@ export default defineTool({
   cli: commands,
   input,
   output,
+  // Known offline, so before credentials: a collection cannot move under itself.
+  check(i) {
+    if (
+      i.action === 'reparent' &&
+      i.parent_collection !== undefined &&
+      i.parent_collection === i.collection_key
+    ) {
+      throw new ZoteusError('validation_error', `Collection ${i.collection_key} cannot be its own parent.`, {
+        field: 'parent_collection',
+        hint: 'Choose another parent, or omit parent_collection to move it to the top level.',
+      });
+    }
+  },
   plan(i, { config }): Plan {
     const plan: Plan = { action: i.action };
     if (i.collection_key !== undefined) plan.collection_key = i.collection_key;

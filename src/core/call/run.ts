@@ -18,6 +18,7 @@ import { classifyOutcome, type Outcome } from '../outcome.js';
 import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
 import { isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
 import { freshWriteIds, type WriteIds } from '../writes/ids.js';
+import { boundOutput } from './bound.js';
 import { bulkRefusal } from './bulk.js';
 import { onlyOn, paramRef } from './refs.js';
 import { mergeRetry, requestHash, runIdempotent, type Settled } from './idempotency.js';
@@ -155,7 +156,10 @@ async function checkedRun<R>(
     previous: StoredResult | undefined,
   ): Promise<Settled<R>> => {
     const deps = { ...probe, writeIds };
-    const output = mergeRetry(tool, previous, checkedOutput(tool, await tool.run(runInput as never, deps)));
+    // Bounded last: a merged retry or one huge field must not make a message no client can take.
+    const output = boundOutput(
+      mergeRetry(tool, previous, checkedOutput(tool, await tool.run(runInput as never, deps))),
+    );
     const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
     if (outcome.kind === 'failed') throw outcome.error;
     return request.answer.success(

@@ -112,6 +112,9 @@ function redactedOutput(
   return { structured, json: JSON.stringify(structured) };
 }
 
+/** The longest summary line an answer carries (the data follows it as JSON). */
+const SUMMARY_MAX = 500;
+
 export function successResult(
   tool: AnyTool,
   output: Record<string, unknown>,
@@ -123,7 +126,9 @@ export function successResult(
   output = renderValueRefs(output, mcpRefRenderer);
   const partial = partialLine(outcome);
   const summary = renderRefs(summaryOf(tool, output, input), mcpRefRenderer);
-  const line = partial ? `${partial} ${summary}` : summary;
+  // One line for people: a summary that quotes a huge title must not double the answer.
+  const whole = partial ? `${partial} ${summary}` : summary;
+  const line = whole.length > SUMMARY_MAX ? `${whole.slice(0, SUMMARY_MAX)}…` : whole;
   const { structured, json } = redactedOutput(output, redact);
   return {
     content: [

@@ -138,7 +138,7 @@ async function deleteTags(
     deps,
     {
       count: affected.size,
-      what: `Deleting ${existing.length} tag${existing.length === 1 ? '' : 's'}, which removes them from items, (${affected.size} items)`,
+      what: `Deleting ${existing.length} tag${existing.length === 1 ? '' : 's'} from the ${affected.size} item${affected.size === 1 ? '' : 's'} that have ${existing.length === 1 ? 'it' : 'them'}`,
     },
     confirm,
   );

@@ -100,6 +100,20 @@ export interface ErrorBody {
   failed?: unknown[];
 }
 
+/**
+ * Whether a write that failed this way may have been applied all the same: its answer was lost
+ * (no answer, a reset, a timeout), the server failed after taking it (5xx), or the retries ran
+ * out on rate limits after a resend whose first attempt may have landed. The write engine
+ * re-reads after such a failure, and an outcome made only of them never says "nothing landed".
+ */
+export function outcomeUnknown(err: Pick<ZoteusError, 'code' | 'status'>): boolean {
+  return (
+    err.code === 'network_error' ||
+    err.code === 'rate_limited' ||
+    (err.status !== undefined && err.status >= 500)
+  );
+}
+
 export function isZoteusError(value: unknown): value is ZoteusError {
   return value instanceof ZoteusError;
 }

@@ -2,7 +2,7 @@
  * Whether a mutating tool's output is a success, a partial success or a total failure
  * (agent-interface.md, "Partial success"). Shared by both surfaces so they agree.
  */
-import { ZoteusError, ERROR_CODES, type ErrorCode } from './errors.js';
+import { ZoteusError, ERROR_CODES, outcomeUnknown, type ErrorCode } from './errors.js';
 
 export type Outcome =
   | { kind: 'ok' }
@@ -28,8 +28,11 @@ function entryCode(entry: unknown): ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code as string) ? (code as ErrorCode) : 'api_error';
 }
 
-/** Failures after which a write may or may not have been applied (its answer was lost). */
-const OUTCOME_UNKNOWN: ReadonlySet<ErrorCode> = new Set(['network_error']);
+/** Whether this entry's write may have been applied all the same (errors.ts `outcomeUnknown`). */
+function entryUnknown(entry: unknown): boolean {
+  const status = (entry as { code?: unknown } | null)?.code;
+  return outcomeUnknown({ code: entryCode(entry), status: typeof status === 'number' ? status : undefined });
+}
 
 function entryRetryable(entry: unknown): boolean {
   const e = entry as { retryable?: unknown; error?: { retryable?: unknown } } | null;
@@ -46,7 +49,7 @@ export function classifyOutcome(output: unknown): Outcome {
   const code: ErrorCode = codes.size === 1 ? ([...codes][0] as ErrorCode) : 'api_error';
   const noun = failed.length === 1 ? 'entry' : 'entries';
   // An entry that failed for want of an answer may have landed all the same: never claim it did not.
-  const unknown = failed.filter((f) => OUTCOME_UNKNOWN.has(entryCode(f))).length;
+  const unknown = failed.filter(entryUnknown).length;
   const message =
     unknown === 0
       ? `Nothing landed: all ${failed.length} ${noun} failed (see error.failed).`

@@ -4,7 +4,7 @@
  * with each object's version, and answer a per-object 412 (someone wrote first) by re-reading
  * and re-applying, a bounded number of rounds. n objects cost about 2·⌈n/50⌉ requests.
  */
-import { toZoteusError, type ZoteusError } from '../errors.js';
+import { outcomeUnknown, toZoteusError } from '../errors.js';
 import type {
   CallContext,
   FailedEntry,
@@ -186,14 +186,7 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
   };
 }
 
-/** A failure after which a request may or may not have been applied. */
-export function outcomeUnknown(err: ZoteusError): boolean {
-  return (
-    err.code === 'network_error' ||
-    err.code === 'rate_limited' ||
-    (err.status !== undefined && err.status >= 500)
-  );
-}
+export { outcomeUnknown };
 
 function singular(kind: 'items' | 'collections'): string {
   return kind === 'items' ? 'Item' : 'Collection';

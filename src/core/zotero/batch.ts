@@ -4,7 +4,7 @@
  * (each carries the library version the previous one produced), results mapped back to the
  * caller's input indexes.
  */
-import { ZoteusError } from '../errors.js';
+import { outcomeUnknown, ZoteusError } from '../errors.js';
 import { failedByError, failedEntry } from './errors.js';
 import type { Http } from './http.js';
 import type {
@@ -231,11 +231,6 @@ async function currentVersion(
   return response.lastModifiedVersion;
 }
 
-/** A failure after which the request may have been applied (its answer was lost or refused late). */
-function answerLost(error: ZoteusError): boolean {
-  return error.code === 'network_error' || (error.status !== undefined && error.status >= 500);
-}
-
 export async function deleteBatch(
   http: Http,
   library: string,
@@ -271,7 +266,7 @@ export async function deleteBatch(
           result.deleted.push(...part);
           break;
         } catch (error) {
-          if (round < DELETE_ROUNDS && error instanceof ZoteusError && answerLost(error)) {
+          if (round < DELETE_ROUNDS && error instanceof ZoteusError && outcomeUnknown(error)) {
             // The answer was lost: the delete may have landed. What is gone is deleted; the
             // rest is sent again with the library's current version (a DELETE is versioned).
             const read = await getByKeys(http, library, kind, part, { call });

@@ -59,8 +59,8 @@ export interface IdempotencyStore {
    * credentials nor the network. Other arguments under the key are a `conflict` here too.
    */
   peek(scope: string, key: string, argsHash: string): StoredResult | undefined;
-  /** Notes a key or token the request derived (for inspection: they follow from the seed). */
-  reserve(scope: string, key: string, what: string, value: string): void;
+  /** Notes keys and tokens the request derived (for inspection: they follow from the seed). */
+  reserve(scope: string, key: string, derived: Readonly<Record<string, string>>): void;
   /** Stores the outcome: final (replayed as is) or partial (retried); the claim ends. */
   complete(scope: string, key: string, result: StoredResult): void;
   /**
@@ -215,7 +215,7 @@ export async function openIdempotencyStore(
         "UPDATE idempotency_requests SET lease_until = ?, updated_at = ? WHERE owner = ? AND status IN ('pending', 'partial')",
       ),
       reserve: db.prepare(
-        `UPDATE idempotency_requests SET reserved_json = json_set(reserved_json, '$.' || json_quote(?), ?)
+        `UPDATE idempotency_requests SET reserved_json = json_patch(reserved_json, ?)
          WHERE scope = ? AND key = ? AND owner = ?`,
       ),
       complete: db.prepare(
@@ -319,8 +319,8 @@ export async function openIdempotencyStore(
       if (row.args_hash !== argsHash) throw keyReused(key);
       return row.status === 'done' ? toResult(row) : undefined;
     },
-    reserve(scope, key, what, value) {
-      guard(() => statements.reserve.run(what, value, scope, key, owner));
+    reserve(scope, key, derived) {
+      guard(() => statements.reserve.run(JSON.stringify(derived), scope, key, owner));
     },
     complete(scope, key, result) {
       guard(() =>

@@ -227,3 +227,44 @@ describe('idempotency store', () => {
     expect((error as ZoteusError).hint).toMatch(/Move it aside.*only the replay records/);
   });
 });
+
+describe('the keys and tokens a request derived', () => {
+  it('are noted with its record, all of them, once a request is about to be sent', async () => {
+    const { runIdempotent } = await import('../../../src/core/call/idempotency.js');
+    const path = join(dir, 'idem.db');
+    const store = await openIdempotencyStore(path, { renewMs: 0 });
+    const tool = { retryFailed: undefined } as never;
+    const keys: string[] = [];
+    await runIdempotent({
+      store,
+      scope: 'cmd',
+      key: 'k',
+      argsHash: 'h',
+      tool,
+      input: {},
+      run: async (_input, ids) => {
+        for (let c = 0; c < 2; c++) {
+          for (let i = 0; i < 50; i++) keys.push(ids.objectKey(`items/item/${c * 50 + i}`));
+          ids.writeToken(`items/chunk/${c}`);
+        }
+        return { value: 0, bytes: 'ok\n', exitCode: 0, partial: false };
+      },
+      fail: () => {
+        throw new Error('no failure expected');
+      },
+      replay: () => 0,
+    });
+    store.close();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(path, { readonly: true });
+    const row = db.prepare('SELECT reserved_json FROM idempotency_requests').get() as {
+      reserved_json: string;
+    };
+    db.close();
+    const reserved = JSON.parse(row.reserved_json) as Record<string, string>;
+    expect(Object.keys(reserved)).toHaveLength(102);
+    expect(reserved['key:items/item/0']).toBe(keys[0]);
+    expect(reserved['key:items/item/99']).toBe(keys[99]);
+    expect(reserved['token:items/chunk/1']).toMatch(/^[0-9a-f]{32}$/);
+  });
+});

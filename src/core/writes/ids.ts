@@ -23,6 +23,13 @@ export interface WriteIds {
   writeToken(label: string): string;
 }
 
+/** A Zotero key from 8 bytes: one byte a character (the slight bias of the modulo costs no safety). */
+function keyFrom(bytes: Uint8Array): string {
+  let key = '';
+  for (let i = 0; i < 8; i++) key += KEY_ALPHABET[(bytes[i] as number) % KEY_ALPHABET.length];
+  return key;
+}
+
 function digest(seed: string, purpose: string, label: string): Buffer {
   return sha256().update(seed).update('\0').update(purpose).update('\0').update(label).digest();
 }
@@ -46,14 +53,7 @@ export function writeIdsFrom(
   };
   return {
     resumed,
-    objectKey: (label) =>
-      remember('key', label, () => {
-        const bytes = digest(seed, 'key', label);
-        let key = '';
-        // One digest byte a character: the slight bias of the modulo costs no safety here.
-        for (let i = 0; i < 8; i++) key += KEY_ALPHABET[(bytes[i] as number) % KEY_ALPHABET.length];
-        return key;
-      }),
+    objectKey: (label) => remember('key', label, () => keyFrom(digest(seed, 'key', label))),
     writeToken: (label) =>
       remember('token', label, () => digest(seed, 'token', label).toString('hex').slice(0, 32)),
   };
@@ -73,7 +73,7 @@ export function newWriteSeed(): string {
 export function freshWriteIds(): WriteIds {
   return {
     resumed: false,
-    objectKey: () => writeIdsFrom(newWriteSeed(), false).objectKey('key'),
+    objectKey: () => keyFrom(Buffer.from(randomHex(8), 'hex')),
     writeToken: () => randomHex(16),
   };
 }

@@ -67,7 +67,6 @@ export interface CallOptions {
 
 export async function callTool(
   tools: ReadonlyMap<string, AnyTool>,
-  readOnly: boolean,
   request: CallRequest,
   deps: Deps,
   options: CallOptions = {},

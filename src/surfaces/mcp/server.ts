@@ -339,7 +339,6 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
       answer<CallToolResult>(ctx, 'tools/call', params.name, (requestId) =>
         callTool(
           catalogue.byName,
-          catalogue.config.readOnly,
           { name: params.name, arguments: args },
           { ...deps, progress, fileRoot: server.fileRoot },
           { caller: server.callerId, requestId },

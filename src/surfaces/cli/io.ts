@@ -13,6 +13,11 @@ export interface CliIO {
 
 export type Format = 'json' | 'table';
 
+/** Whether a person can be asked (agent-interface.md, "Non-interactive operation"): a TTY, no --no-interaction. */
+export function canAsk(io: Pick<CliIO, 'stdin'>, noInteraction: boolean): boolean {
+  return !noInteraction && Boolean(io.stdin.isTTY);
+}
+
 export function chooseFormat(json: boolean, envFormat: string | undefined, stdoutIsTTY: boolean): Format {
   if (json) return 'json';
   const f = envFormat?.trim().toLowerCase();

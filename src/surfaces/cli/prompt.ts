@@ -3,9 +3,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { CliIO } from './io.js';
 
-export function canAsk(io: CliIO, noInteraction: boolean): boolean {
-  return !noInteraction && Boolean(io.stdin.isTTY);
-}
+export { canAsk } from './io.js';
 
 export interface Prompter {
   /** Asks one question on stderr; a secret is read without echoing it. */

@@ -14,7 +14,7 @@ import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
 import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
 import { resolveFileParams } from './files.js';
-import type { CliIO } from './io.js';
+import { canAsk, type CliIO } from './io.js';
 import type { Writer } from './output.js';
 import { createProgressWriter } from './progress.js';
 import type { CommandNode } from './tree.js';
@@ -78,8 +78,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     }),
   });
   // Asked only on a TTY, never with --no-interaction (prompt.ts loads readline when it asks).
-  const canPrompt =
-    tier === 'destructive' && !controls.yes && !controls.no_interaction && Boolean(ctx.io.stdin.isTTY);
+  const canPrompt = tier === 'destructive' && !controls.yes && canAsk(ctx.io, controls.no_interaction);
   try {
     return await runCall<number>({
       tool,

@@ -14,7 +14,10 @@ const SLOW = { timeoutMs: 60_000 };
 
 describe('zot schema --zotero', () => {
   it('is zot item-types, offline from the bundled schema', async () => {
-    const env = { ...box.env, ZOTEUS_LOCAL: 'off' };
+    // Without the code cache: a first run in a fresh cache folder can still abort at exit on
+    // this machine (SIGABRT in V8's platform, cause not yet confirmed; see the closing note),
+    // which is not what this test is about.
+    const env = { ...box.env, ZOTEUS_LOCAL: 'off', ZOTEUS_COMPILE_CACHE: 'off' };
     const viaSchema = await runZot(['schema', '--zotero', 'book'], { env, ...SLOW });
     const direct = await runZot(['item-types', 'book'], { env, ...SLOW });
     expect(viaSchema.code).toBe(0);

@@ -51,6 +51,8 @@ export interface ZoteusErrorOptions {
   status?: number;
   /** Per-entry failures when every entry of a batch failed. */
   failed?: unknown[];
+  /** confirmation_required: a person was asked and said no (the CLI then prints "Cancelled."). */
+  declined?: boolean;
   cause?: unknown;
 }
 
@@ -62,6 +64,7 @@ export class ZoteusError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly status: number | undefined;
   readonly failed: unknown[] | undefined;
+  readonly declined: boolean;
 
   constructor(code: ErrorCode, message: string, options: ZoteusErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -73,6 +76,7 @@ export class ZoteusError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.status = options.status;
     this.failed = options.failed;
+    this.declined = options.declined === true;
   }
 
   get exitCode(): number {

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Config } from './config.js';
+import type { LibraryReader } from './library/port.js';
 import type { Redactor } from './redact.js';
 import type { WriteIds } from './writes/ids.js';
 
@@ -153,6 +154,13 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * ZOTEUS_CONFIRM_BULK_WRITES, which then needs `confirm: true`); undefined when not bulk.
    */
   bulk?(input: z.infer<I>): { count: number; what: string } | undefined;
+  /**
+   * Destructive calls: what a person is asked to confirm, as a phrase after "… will"
+   * ("delete collection "Climate" (CLIMATE2) and its 3 subcollections"). `desktop` reads the
+   * library from the desktop's data when the desktop holds it, else is undefined, and the phrase
+   * names its targets by key: nothing reaches the cloud before the person answers.
+   */
+  confirmation?(input: z.infer<I>, desktop: LibraryReader | undefined): Promise<string>;
   cli: readonly CliCommand[];
   input: I;
   output: O;

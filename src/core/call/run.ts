@@ -142,9 +142,11 @@ async function checkedRun<R>(
         },
       );
     }
-    if (!(await request.ask(`${request.label}: this is destructive. Proceed?`))) {
-      throw new ZoteusError('confirmation_required', 'Not confirmed: nothing was changed.', {
+    const { confirmationQuestion } = await import('./confirm.js');
+    if (!(await request.ask(await confirmationQuestion(tool, request.label, input, probe)))) {
+      throw new ZoteusError('confirmation_required', 'Cancelled: nothing was changed.', {
         hint: `Answer y to proceed${onlyOn('cli', ', or pass --yes')}.`,
+        declined: true,
       });
     }
   }

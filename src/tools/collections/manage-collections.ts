@@ -352,6 +352,13 @@ export default defineTool({
       });
     }
   },
+  async confirmation(i, desktop) {
+    const { confirmDelete, confirmRemove } = await import('./confirm.js');
+    const key = keyOf(i);
+    if (i.action === 'delete') return await confirmDelete(key, desktop);
+    if (i.action === 'remove_items') return await confirmRemove(key, uniqueKeys(i.item_keys ?? []), desktop);
+    return ACTIONS[i.action].effect(i);
+  },
   plan(i, { config }): Plan {
     const plan: Plan = { action: i.action };
     if (i.collection_key !== undefined) plan.collection_key = i.collection_key;

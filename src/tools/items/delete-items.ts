@@ -13,6 +13,21 @@ import { itemKeys, libraryParams } from '../shared/params.js';
  */
 const CHILDREN_SHOWN = 500;
 
+/** Items a confirmation names, and looks up to count their children (the desktop's data only). */
+const CONFIRM_NAMED = 3;
+const CONFIRM_LOOKUPS = 100;
+
+const listed = (keys: readonly string[]): string =>
+  keys.length <= CONFIRM_NAMED
+    ? keys.join(', ')
+    : `${keys.slice(0, CONFIRM_NAMED).join(', ')} and ${keys.length - CONFIRM_NAMED} more`;
+
+const titleOf = (data: Record<string, unknown>): string => {
+  const title = typeof data.title === 'string' ? data.title.trim() : '';
+  if (title === '') return `untitled ${String(data.itemType ?? 'item')}`;
+  return title.length > 60 ? `${title.slice(0, 59)}…` : title;
+};
+
 function capChildren<T extends { children: unknown[]; childrenTotal?: number | undefined }>(out: T): T {
   if (out.children.length <= CHILDREN_SHOWN) return out;
   return {
@@ -86,6 +101,31 @@ export default defineTool({
   },
   summarize: (out) =>
     `Deleted ${plural(out.deleted.length, 'item')} permanently${out.children.length ? `, with ${plural(out.childrenTotal ?? out.children.length, 'child item')} (notes, attachments)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`,
+  async confirmation(input, desktop) {
+    const keys = [...new Set(input.item_keys)];
+    const what = `delete ${plural(keys.length, 'item')} permanently`;
+    if (!desktop) return `${what} (${listed(keys)}), with their child notes and attachments`;
+    // Named from the desktop's data; a few names say which, the counts say how much.
+    const looked = keys.slice(0, CONFIRM_LOOKUPS);
+    const found = await Promise.all(looked.map(async (key) => ({ key, item: await desktop.item(key) })));
+    const children = await Promise.all(
+      found.map(async ({ key, item }) => (item ? (await desktop.children(key)).length : 0)),
+    );
+    const names = found
+      .slice(0, CONFIRM_NAMED)
+      .map(({ key, item }) =>
+        item ? `${JSON.stringify(titleOf(item.data))} (${key})` : `${key} (not in the library)`,
+      );
+    const more = keys.length - names.length;
+    const childCount = children.reduce((a, b) => a + b, 0);
+    const childText =
+      keys.length > looked.length
+        ? `, with their child notes and attachments (${childCount} among the first ${looked.length})`
+        : childCount > 0
+          ? `, with their ${plural(childCount, 'child note and attachment', 'child notes and attachments')}`
+          : ' (they have no child notes or attachments)';
+    return `${what}: ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}${childText}`;
+  },
   plan(input, deps) {
     const keys = [...new Set(input.item_keys)];
     const threshold = deps.config.confirmBulkWrites;

@@ -59,6 +59,13 @@ export interface ProgressEvent {
   total?: number;
   succeeded?: number;
   failed?: number;
+  /**
+   * Work that goes on in another process after this call (a background index build): a `start`
+   * that no `complete` follows, announced once (the CLI prints `message` on a TTY).
+   */
+  background?: boolean;
+  /** For people: what this event announces, in words that name no command or tool. */
+  message?: string;
 }
 
 export interface Logger {

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtin } from '../builtin.js';
 import { packageRoot } from '../package-root.js';
+import type { ProgressEvent } from '../tool.js';
 import type { IndexFeed } from './feed.js';
 import {
   acquireBuildLock,
@@ -94,4 +95,17 @@ export function startBackgroundBuild(
   });
   child.unref();
   return true;
+}
+
+/**
+ * The progress event of a background build this call started (deps.progress): the surface
+ * announces it once, on the CLI as a line on a terminal or an NDJSON event otherwise.
+ */
+export function backgroundBuildStarted(library: string): ProgressEvent {
+  return {
+    event: 'start',
+    phase: 'index_build',
+    background: true,
+    message: `Building the search index of ${library} in the background; later searches will be faster.`,
+  };
 }

@@ -9,7 +9,7 @@ import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
 import { createEmbedder } from './embeddings.js';
-import { startBackgroundBuild } from './fresh.js';
+import { backgroundBuildStarted, startBackgroundBuild } from './fresh.js';
 import { rankIndex, type RankedHit, type VectorState } from './rank.js';
 import {
   indexedLibrary,
@@ -172,7 +172,7 @@ async function prepare(
     await runIndexUpdate(deps, args, lib, { onVectorsError });
     return 'built';
   }
-  startBackgroundBuild(
+  const started = startBackgroundBuild(
     deps.config.dataDir,
     lib.library,
     {
@@ -183,5 +183,6 @@ async function prepare(
     // this search looks for it (ZOTEUS_DATA_DIR) and reads the same library.
     deps.env,
   );
+  if (started) deps.progress(backgroundBuildStarted(lib.library));
   return 'building';
 }

@@ -360,7 +360,11 @@ export async function openLibraryReader(
     libraryID: lib.libraryID,
     library: { type: lib.type, id: lib.id },
     maxCollections: deps.config.maxCollections,
-    index: { dataDir: deps.config.dataDir, autoMinItems: deps.config.indexAutoMinItems },
+    index: {
+      dataDir: deps.config.dataDir,
+      autoMinItems: deps.config.indexAutoMinItems,
+      progress: deps.progress,
+    },
   });
   return { reader, route };
 }

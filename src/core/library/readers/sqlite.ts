@@ -14,6 +14,7 @@ import { checkObjectKey } from './web.js';
 import { fingerprint } from '../../local/sqlite/snapshot.js';
 import type { IndexFeed } from '../../search-index/feed.js';
 import type { IndexDb } from '../../search-index/store.js';
+import type { ProgressEvent } from '../../tool.js';
 
 /** The sort fields the database reader knows (the Web API's item sorts). */
 export const SQLITE_SORTS: readonly SortField[] = ITEM_SORT_FIELDS;
@@ -31,7 +32,14 @@ export interface SqliteReaderOptions {
    * from it when it is up to date (brought up to date first when zotero.sqlite changed), and a
    * library of `autoMinItems` items or more gets one built in the background on first use.
    */
-  index?: { dataDir: string; autoMinItems: number } | undefined;
+  index?:
+    | {
+        dataDir: string;
+        autoMinItems: number;
+        /** deps.progress: a background build this read starts is announced through it. */
+        progress?: (event: ProgressEvent) => void;
+      }
+    | undefined;
 }
 
 function sortField(sort: string | undefined): SortField | undefined {
@@ -135,7 +143,8 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
     const settings = o.index;
     if (!settings) return {};
     // Loaded here: reads that never search (an item, the collections) skip these modules.
-    const { freshIndex, startBackgroundBuild } = await import('../../search-index/fresh.js');
+    const { backgroundBuildStarted, freshIndex, startBackgroundBuild } =
+      await import('../../search-index/fresh.js');
     const found = await freshIndex(settings.dataDir, label, feed);
     if (found.db) {
       try {
@@ -161,6 +170,7 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
             : {};
       const started = startBackgroundBuild(settings.dataDir, label, args);
       if (started) {
+        settings.progress?.(backgroundBuildStarted(label));
         return {
           notice: `Started building the search index of this library in the background (${found.path}); later searches will be faster (zot index status shows it).`,
         };

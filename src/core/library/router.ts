@@ -364,6 +364,7 @@ export async function openLibraryReader(
       dataDir: deps.config.dataDir,
       autoMinItems: deps.config.indexAutoMinItems,
       progress: deps.progress,
+      env: deps.env,
     },
   });
   return { reader, route };

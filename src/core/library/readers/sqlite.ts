@@ -38,6 +38,8 @@ export interface SqliteReaderOptions {
         autoMinItems: number;
         /** deps.progress: a background build this read starts is announced through it. */
         progress?: (event: ProgressEvent) => void;
+        /** deps.env: a background build runs with the caller's environment (its data dirs). */
+        env?: Readonly<Record<string, string | undefined>>;
       }
     | undefined;
 }
@@ -168,7 +170,7 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
           : o.library.id > 0
             ? { library_type: 'user' as const, library_id: o.library.id }
             : {};
-      const started = startBackgroundBuild(settings.dataDir, label, args);
+      const started = startBackgroundBuild(settings.dataDir, label, args, settings.env);
       if (started) {
         settings.progress?.(backgroundBuildStarted(label));
         return {

@@ -1,4 +1,6 @@
 /** `--help` text, from the same tree as `zot schema`: grouped by safety tier, with markers. */
+import type { RefRenderer } from '../../core/call/refs.js';
+import { speakCli } from './cli-words.js';
 import type { Param } from './params.js';
 import { allCommands, GLOBAL_FLAGS, type CommandNode } from './tree.js';
 
@@ -10,7 +12,40 @@ export function marker(node: CommandNode): string | null {
 /** What help knows of the configuration: in read-only mode the commands that write are disabled. */
 export interface HelpOptions {
   readOnly?: boolean;
+  /** How tools and inputs are named on the CLI: without it, prose is printed as declared. */
+  refs?: RefRenderer;
+  /** Every input field of the command tree (what `speakCli` may rename). */
+  known?: ReadonlySet<string>;
+  /** The terminal's width; help wraps its prose to it (at most 100 columns). */
+  width?: number | undefined;
 }
+
+/** Every input field name of the tree's commands. */
+export function inputNames(root: CommandNode): Set<string> {
+  return new Set(allCommands(root).flatMap((n) => n.params.map((p) => p.name)));
+}
+
+function cliText(text: string, params: readonly Param[], options: HelpOptions): string {
+  return options.refs ? speakCli(text, params, options.refs, options.known ?? new Set()) : text;
+}
+
+/** Words of `text` in lines of at most `width` columns (a longer word keeps its own line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  // A `code span` is one word: a command split over two lines cannot be copied.
+  const words = text.match(/[^\s`]*`[^`]*`[^\s`]*|[^\s`]+/g) ?? [];
+  for (const word of words) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+const helpWidth = (options: HelpOptions) => Math.max(40, Math.min(100, options.width ?? 100));
 
 const DISABLED = 'disabled: ZOTEUS_READ_ONLY=true';
 
@@ -29,31 +64,51 @@ function usageOf(node: CommandNode): string {
   return ['zot', ...node.path, ...args, ...(hasOptions ? ['[options]'] : [])].join(' ');
 }
 
-function paramLines(params: Param[]): string[] {
+/** The value's placeholder: choices, an item type, or the flag's own word for free-form values. */
+function placeholder(p: Param): string {
+  if (p.type === 'boolean') return '';
+  if (p.type === 'enum') return ` <${(p.choices ?? []).join('|')}>`;
+  if (p.type === 'array') return ` <${p.items === 'json' || p.items === undefined ? 'value' : p.items}>`;
+  // Text or a JSON list (an item type expression, a tag filter): named after the flag, not "json".
+  if (p.type === 'json') return ` <${(p.flags?.[0] ?? p.name).replace(/^--/, '')}>`;
+  return ` <${p.type}>`;
+}
+
+/** `context`: every parameter of the command, for the flags its prose names. */
+function paramLines(
+  params: Param[],
+  options: HelpOptions = {},
+  context: readonly Param[] = params,
+): string[] {
   const rows = params.map((p) => {
     const left =
       p.kind === 'argument'
         ? `  ${p.name.toUpperCase()}${p.variadic ? '...' : ''}`
-        : `  ${(p.flags ?? []).join(', ')}${p.type === 'boolean' ? '' : ` <${p.type === 'enum' ? (p.choices ?? []).join('|') : p.type === 'array' ? (p.items ?? 'value') : p.type}>`}`;
+        : `  ${(p.flags ?? []).join(', ')}${placeholder(p)}`;
     const def =
       p.default !== null && p.default !== undefined && p.default !== false
         ? ` (default: ${JSON.stringify(p.default)})`
         : '';
     const repeat = p.kind === 'option' && p.type === 'array' ? ' (repeatable)' : '';
-    return [
-      left,
-      `${firstSentence(p.help)}${repeat}${def}${p.required && p.kind === 'option' ? ' (required)' : ''}`,
-    ] as const;
+    const help = cliText(p.help, context, options).replace(/\s+/g, ' ').trim();
+    return [left, `${help}${repeat}${def}${p.required && p.kind === 'option' ? ' (required)' : ''}`] as const;
   });
-  const width = Math.min(34, Math.max(0, ...rows.map(([l]) => l.length)));
-  return rows.map(([l, r]) =>
-    l.length > width ? `${l}\n${' '.repeat(width + 2)}${r}` : `${l.padEnd(width)}  ${r}`,
-  );
+  return columns(rows, options);
 }
 
-function firstSentence(text: string): string {
-  const m = /^(.*?\.)(\s|$)/s.exec(text);
-  return (m ? (m[1] as string) : text).replace(/\s+/g, ' ');
+/**
+ * Two columns, the right one wrapped under itself: a left cell wider than `cap` gets a line
+ * of its own, so one long flag does not push every text to the right.
+ */
+function columns(rows: ReadonlyArray<readonly [string, string]>, options: HelpOptions, cap = 34): string[] {
+  const width = Math.min(cap, Math.max(0, ...rows.map(([l]) => l.length)));
+  const indent = ' '.repeat(width + 2);
+  const room = helpWidth(options) - width - 2;
+  return rows.map(([l, r]) => {
+    const text = wrap(r, room);
+    const body = text.map((line, i) => (i === 0 ? line : `${indent}${line}`)).join('\n');
+    return l.length > width ? `${l}\n${indent}${body}` : `${l.padEnd(width)}  ${body}`;
+  });
 }
 
 const TIER_TITLES: Array<[string, (n: CommandNode) => boolean]> = [
@@ -79,13 +134,16 @@ export function rootHelp(root: CommandNode, version: string, options: HelpOption
     if (!group.length) continue;
     const off = group.every((n) => disabled(n, options));
     lines.push('', `${title}${off ? ` [${DISABLED}]` : ''}:`);
-    const width = Math.max(...group.map((n) => n.path.join(' ').length));
-    for (const n of group)
-      lines.push(
-        `  ${n.path.join(' ').padEnd(width)}  ${n.summary}${disabled(n, options) ? ` [${DISABLED}]` : ''}`,
-      );
+    const rows = group.map(
+      (n) =>
+        [
+          `  ${n.path.join(' ')}`,
+          `${cliText(n.summary, n.params, options)}${disabled(n, options) ? ` [${DISABLED}]` : ''}`,
+        ] as const,
+    );
+    lines.push(...columns(rows, options, 40));
   }
-  lines.push('', 'Global options:', ...paramLines(GLOBAL_FLAGS));
+  lines.push('', 'Global options:', ...paramLines(GLOBAL_FLAGS, options));
   lines.push(
     '',
     'Exit codes: 0 ok, 1 runtime, 2 auth, 3 validation/confirmation, 4 not found, 5 network/rate limit, 6 conflict, 7 partial.',
@@ -96,18 +154,24 @@ export function rootHelp(root: CommandNode, version: string, options: HelpOption
 /** One line per command under a group: path, summary, marker. */
 function childLines(node: CommandNode, options: HelpOptions): string[] {
   const kids = [...node.children.values()];
-  const width = Math.max(...kids.map((k) => k.path.join(' ').length));
-  return kids.map((k) => {
+  const rows = kids.map((k) => {
     const m = marker(k);
     const tags = [...(m ? [m] : []), ...(disabled(k, options) ? [DISABLED] : [])];
-    return `  ${k.path.join(' ').padEnd(width)}  ${k.summary}${tags.length ? ` [${tags.join('; ')}]` : ''}`;
+    return [
+      `  ${k.path.join(' ')}`,
+      `${cliText(k.summary, k.params, options)}${tags.length ? ` [${tags.join('; ')}]` : ''}`,
+    ] as const;
   });
+  return columns(rows, options, 40);
 }
 
 export function commandHelp(node: CommandNode, options: HelpOptions = {}): string {
   if (node.group || !node.target) {
     const lines = [
-      `zot ${node.path.join(' ')}: ${node.summary}`,
+      ...wrap(
+        `zot ${node.path.join(' ')}: ${cliText(node.summary, node.params, options)}`,
+        helpWidth(options),
+      ),
       '',
       'Commands:',
       ...childLines(node, options),
@@ -115,25 +179,30 @@ export function commandHelp(node: CommandNode, options: HelpOptions = {}): strin
     return `${lines.join('\n')}\n`;
   }
   const m = marker(node);
-  const lines = [`Usage: ${usageOf(node)}`, '', node.summary];
+  const para = (text: string) => wrap(cliText(text, node.params, options), helpWidth(options));
+  const lines = [`Usage: ${usageOf(node)}`, '', ...para(node.summary)];
   if (m) lines.push('', m);
   if (disabled(node, options))
     lines.push(
       '',
-      `Disabled: read-only mode is on (ZOTEUS_READ_ONLY=true), so this command is refused; --dry-run still shows the plan.`,
+      ...para(
+        'Disabled: read-only mode is on (ZOTEUS_READ_ONLY=true), so this command is refused; --dry-run still shows the plan.',
+      ),
     );
   if (node.target.kind === 'tool') {
-    lines.push('', node.target.tool.description);
+    // A command that fixes some inputs (`zot collection delete` is one action of a tool) is
+    // told by its summary: the tool's description speaks of all of its actions.
+    if (node.target.command.preset === undefined) lines.push('', ...para(node.target.tool.description));
     lines.push('', `Safety tier: ${node.tier}. MCP tool: ${node.mcpTool}.`);
   }
   const args = node.params.filter((p) => p.kind === 'argument');
   const flags = node.params.filter((p) => p.kind === 'option');
-  if (args.length) lines.push('', 'Arguments:', ...paramLines(args));
-  if (flags.length) lines.push('', 'Options:', ...paramLines(flags));
+  if (args.length) lines.push('', 'Arguments:', ...paramLines(args, options, node.params));
+  if (flags.length) lines.push('', 'Options:', ...paramLines(flags, options, node.params));
   // A command that is also a group (`zot trash`, `zot note`) lists the commands under it.
   if (node.children.size > 0) {
     const group = `Group \`zot ${node.path.join(' ')}\`${node.groupSummary ? `: ${node.groupSummary}` : ''}`;
-    lines.push('', group, 'Commands:', ...childLines(node, options));
+    lines.push('', ...para(group), 'Commands:', ...childLines(node, options));
   }
   lines.push('', 'Global options: --json, --profile NAME, --help');
   return `${lines.join('\n')}\n`;

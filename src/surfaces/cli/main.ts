@@ -50,6 +50,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
   let writer: Writer = createWriter(io, format, redactFromEnv, useColour(io.stdout, env), {
     argv,
     width: terminalWidth(io.stdout, env),
+    stderrColour: useColour(io.stderr, env),
   });
   try {
     const root = buildTree(options.tools, options.params, options.groups);
@@ -60,11 +61,18 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       return 0;
     }
     if (parsed.controls.help || !parsed.node.target) {
-      const { commandHelp, rootHelp } = await import('./help.js');
+      const { commandHelp, inputNames, rootHelp } = await import('./help.js');
       if (format === 'table') {
-        const options = { readOnly: readOnlyFor(env, parsed.controls.profile) };
+        const helpOptions = {
+          readOnly: readOnlyFor(env, parsed.controls.profile),
+          refs: cliRefRenderer(options.commands ?? commandRefs(options.tools)),
+          known: inputNames(root),
+          width: terminalWidth(io.stdout, env),
+        };
         writer.raw(
-          parsed.node.path.length ? commandHelp(parsed.node, options) : rootHelp(root, CLI_VERSION, options),
+          parsed.node.path.length
+            ? commandHelp(parsed.node, helpOptions)
+            : rootHelp(root, CLI_VERSION, helpOptions),
         );
         return 0;
       }
@@ -79,6 +87,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
     writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env), {
       argv,
       width: terminalWidth(io.stdout, env),
+      stderrColour: useColour(io.stderr, env),
     });
     return await dispatch(root, parsed, { ...options, clock }, config, writer, requestId, startedAt);
   } catch (error) {
@@ -192,6 +201,7 @@ async function dispatch(
           config.configFile,
           controls.profile ?? config.profile ?? 'default',
           controls.no_interaction,
+          config,
         ),
       );
     }

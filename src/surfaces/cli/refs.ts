@@ -44,6 +44,14 @@ export function cliRefRenderer(refs: CommandRefs): RefRenderer {
         );
       const score = (c: CommandRef) =>
         Object.keys(c.preset).filter((name) => args[name] !== undefined).length;
+      // A tool named without arguments whose commands each fix an action (`zot collection
+      // create|delete|…`) is all of them: their shared words.
+      if (!bare && Object.keys(args).length === 0 && commands.length > 1) {
+        if (commands.every((c) => Object.keys(c.preset).length > 0)) {
+          const shared = commonPath(commands.map((c) => c.path));
+          if (shared.length > 0) return `\`zot ${shared.join(' ')} …\``;
+        }
+      }
       const command = commands.filter(fits).sort((a, b) => score(b) - score(a))[0];
       // A tool without a command of its own (none today): its name is the best there is.
       if (!command) return tool;
@@ -62,6 +70,13 @@ export function cliRefRenderer(refs: CommandRefs): RefRenderer {
       return value === undefined || value === 'true' ? flag : `${flag} ${value}`;
     },
   };
+}
+
+function commonPath(paths: readonly string[][]): string[] {
+  const first = paths[0] ?? [];
+  let n = 0;
+  while (n < first.length && paths.every((p) => p[n] === first[n])) n += 1;
+  return first.slice(0, n);
 }
 
 /** A value as a shell takes it; an example placeholder (`KEY…`, `TEXT`) stays as it is. */

@@ -104,6 +104,7 @@ export function renderErrorRefs(error: ZoteusError, render: RefRenderer): Zoteus
     ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     ...(error.status !== undefined ? { status: error.status } : {}),
     ...(failed !== undefined ? { failed } : {}),
+    ...(error.declined ? { declined: true } : {}),
     ...(error.cause !== undefined ? { cause: error.cause } : {}),
   });
 }

@@ -12,7 +12,14 @@ import { checkedOutput, runCall } from '../../core/call/run.js';
 import type { AnyTool, Clock, CliCommand, Deps } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
-import { dryRunEnvelope, errorEnvelope, meta, partialEnvelope, successEnvelope } from './envelope.js';
+import {
+  dryRunEnvelope,
+  errorEnvelope,
+  meta,
+  partialEnvelope,
+  successEnvelope,
+  wroteSomething,
+} from './envelope.js';
 import { resolveFileParams } from './files.js';
 import { canAsk, type CliIO } from './io.js';
 import type { Writer } from './output.js';
@@ -62,6 +69,16 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   }
 
   const tableMode = writer.format === 'table';
+  // Decided by stderr, where progress goes: a bar for a person at a terminal, else NDJSON.
+  const progress = createProgressWriter({
+    stderr: ctx.io.stderr,
+    requestId,
+    startedAt,
+    now: () => clock.now(),
+    bar: Boolean(ctx.io.stderr.isTTY),
+  });
+  // Whatever is written next (an answer, a warning, an error) first erases a bar on the screen.
+  writer.beforeEachWrite(() => progress.clear());
   const deps = createDeps({
     config,
     env: ctx.env,
@@ -69,13 +86,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     surface: 'cli',
     clock,
     writeLog: (line) => writer.stderr(line),
-    progress: createProgressWriter({
-      stderr: ctx.io.stderr,
-      requestId,
-      startedAt,
-      now: () => clock.now(),
-      bar: tableMode && Boolean(ctx.io.stderr.isTTY),
-    }),
+    progress: (event) => progress.emit(event),
   });
   // Asked only on a TTY, never with --no-interaction (prompt.ts loads readline when it asks).
   const canPrompt = tier === 'destructive' && !controls.yes && canAsk(ctx.io, controls.no_interaction);
@@ -136,11 +147,13 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
             : text !== undefined
               ? writer.text(text)
               : writer.table(data, tool.rows, tool.summarize?.(output as never, original as never));
-          if (cloudWrite) {
+          // Only when something landed: a zero-change call has nothing for the desktop to sync.
+          if (cloudWrite && wroteSomething(output)) {
             writer.stderr(
               'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
             );
           }
+          if (tableMode && next) writer.next(next);
           return { value: exitCode, bytes: stdout, exitCode, partial: outcome.kind === 'partial', output };
         },
         failure: (thrown) => {
@@ -155,6 +168,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
       },
     });
   } finally {
+    progress.clear();
     await deps.services.close();
   }
 }

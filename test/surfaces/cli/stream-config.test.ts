@@ -55,9 +55,9 @@ describe('--stream', () => {
     for (const line of r.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 
-  it('a progress bar replaces the events on a TTY in table mode', async () => {
+  it('a progress bar replaces the events on a TTY, and is erased when the work completes', async () => {
     const r = await runZot(['fixture', 'batch', 'a', 'b'], { env: box.env, bin: FIXTURE_ZOT, tty: true });
-    expect(r.stdout).toContain('[##############################] 2/2 batch_add');
+    expect(r.stdout).toContain('\r[                              ] 0/2 batch_add\r\u001b[K');
     expect(r.stdout).not.toContain('"event"');
   });
 });

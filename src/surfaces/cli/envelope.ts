@@ -66,3 +66,28 @@ export function failedCount(output: unknown): number {
   const failed = (output as { failed?: unknown } | null)?.failed;
   return Array.isArray(failed) ? failed.length : 0;
 }
+
+/** The fields in which a write's output says what it wrote (keys, changed fields, entries). */
+const WRITTEN_FIELDS = ['succeeded', 'created', 'updated', 'deleted', 'changes', 'collection_key'] as const;
+
+/**
+ * Whether a mutating output says that at least one object was written (for SYNC_REMINDER):
+ * not a preview (`dryRun: true`), not a call whose counts are all empty (everything was
+ * `unchanged`, or every entry `failed`). An output with none of those fields (a note created)
+ * landed by succeeding.
+ */
+export function wroteSomething(output: Record<string, unknown>): boolean {
+  if (output.dryRun === true) return false;
+  let counted = false;
+  for (const field of WRITTEN_FIELDS) {
+    const value = output[field];
+    if (Array.isArray(value)) {
+      counted = true;
+      if (value.length > 0) return true;
+    } else if (typeof value === 'string') {
+      counted = true;
+      if (value !== '') return true;
+    }
+  }
+  return !counted;
+}

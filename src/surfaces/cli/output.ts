@@ -1,6 +1,8 @@
 /**
  * Writing results: one JSON envelope on stdout in JSON mode; a table on stdout and
- * `Error:`/`Hint:` on stderr in table mode. Everything is redacted on the way out.
+ * `Error:`/`Hint:`/`Next:` on stderr in table mode. Everything is redacted on the way out.
+ * Colour only on a TTY and never with NO_COLOR: stdout's decides for tables, stderr's for the
+ * stderr lines (`Error:` red, `Hint:` and `Next:` dim).
  */
 import type { ZoteusError } from '../../core/errors.js';
 import { redactedJson, redactValue, type Redactor } from '../../core/redact.js';
@@ -15,6 +17,10 @@ export interface Writer {
   table(data: Record<string, unknown>, rowsField: string | undefined, summary: string | undefined): string;
   error(error: ZoteusError, envelope: Record<string, unknown>): string;
   stderr(line: string): void;
+  /** Table mode: a write's follow-up commands (the envelope's `next`), as `Next: …` lines on stderr. */
+  next(commands: readonly string[]): void;
+  /** Sets what runs before anything is written (run-tool.ts: erase the progress bar first). */
+  beforeEachWrite(fn: () => void): void;
   /** Raw text to stdout (help, a config value asked for by name). */
   raw(text: string): string;
   /** A tool's own human text (table mode), redacted, ending with a newline. */
@@ -77,7 +83,15 @@ export interface WriterOptions {
   argv?: readonly string[];
   /** The terminal's width: tables and text are fitted to it (io.ts `terminalWidth`). */
   width?: number | undefined;
+  /**
+   * Colour on stderr (io.ts `useColour(io.stderr, env)`). Without it: stdout's colour, and only
+   * when stderr is a TTY too.
+   */
+  stderrColour?: boolean | undefined;
 }
+
+const red = (text: string) => `\u001b[31m${text}\u001b[39m`;
+const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
 
 export function createWriter(
   io: CliIO,
@@ -87,6 +101,13 @@ export function createWriter(
   options: WriterOptions = {},
 ): Writer {
   const { argv, width } = options;
+  const paint = options.stderrColour ?? (colour && Boolean(io.stderr.isTTY));
+  let hook: (() => void) | undefined;
+  const beforeWrite = () => hook?.();
+  const err = (line: string) => {
+    beforeWrite();
+    io.stderr.write(`${line}\n`);
+  };
   const fit = (text: string) =>
     width === undefined
       ? text
@@ -95,6 +116,7 @@ export function createWriter(
           .flatMap((l) => fitLine(l, width))
           .join('\n');
   const out = (text: string): string => {
+    beforeWrite();
     io.stdout.write(text);
     return text;
   };
@@ -120,12 +142,30 @@ export function createWriter(
     },
     error(error, envelope) {
       if (format === 'json') return out(`${redactedJson(envelope, redact)}\n`);
-      io.stderr.write(`Error: ${redact(error.message)}\n`);
-      if (error.hint) io.stderr.write(`Hint: ${redact(error.hint)}\n`);
+      // A person who answered no at the prompt knows why nothing happened: no error, no hint.
+      if (error.code === 'confirmation_required' && error.declined) {
+        err('Cancelled.');
+        return '';
+      }
+      err(`${paint ? red('Error:') : 'Error:'} ${redact(error.message)}`);
+      if (error.hint) {
+        const hint = `Hint: ${redact(error.hint)}`;
+        err(paint ? dim(hint) : hint);
+      }
       return '';
     },
     stderr(line) {
-      io.stderr.write(`${redact(line)}\n`);
+      err(redact(line));
+    },
+    beforeEachWrite(fn) {
+      hook = fn;
+    },
+    next(commands) {
+      if (format === 'json') return;
+      for (const command of commands) {
+        const line = `Next: ${redact(command)}`;
+        err(paint ? dim(line) : line);
+      }
     },
     raw(text) {
       return out(text);

@@ -177,9 +177,18 @@ function isTableLike(value: unknown): value is Plain[] {
   return Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
 }
 
+/** Nothing to show: null, an empty string, an empty list, an object with nothing in it. */
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  if (Array.isArray(value)) return value.every(isEmpty);
+  if (isPlainObject(value)) return Object.values(value).every(isEmpty);
+  return false;
+}
+
 /**
  * `key  value` lines for an object, nested keys dotted; a list of objects is a sub-table
- * (indented) under its key.
+ * (indented) under its key. Fields with nothing in them (`failed: []`, `children: []`, `""`,
+ * null) are left out: a detail view shows what there is.
  */
 export function renderObject(
   value: Record<string, unknown>,
@@ -189,7 +198,8 @@ export function renderObject(
   type Entry = { key: string; value: string } | { key: string; table: Plain[] };
   const entries: Entry[] = [];
   const walk = (prefix: string, v: unknown) => {
-    if (isPlainObject(v) && Object.keys(v).length > 0) {
+    if (isEmpty(v)) return;
+    if (isPlainObject(v)) {
       for (const [k, inner] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, inner);
     } else if (isTableLike(v)) {
       entries.push({ key: prefix, table: v });
@@ -212,5 +222,5 @@ export function renderObject(
     const inner = maxWidth === undefined ? undefined : maxWidth - 2;
     for (const l of renderRows(e.table, style, inner).trimEnd().split('\n')) lines.push(`  ${l}`.trimEnd());
   }
-  return `${lines.join('\n')}\n`;
+  return lines.length ? `${lines.join('\n')}\n` : '';
 }

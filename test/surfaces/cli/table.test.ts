@@ -44,9 +44,24 @@ describe('renderRows', () => {
 
 describe('renderObject', () => {
   it('flattens nested objects into dotted keys', () => {
-    expect(renderObject({ version: '1', backends: { web: { configured: true } }, tags: [] })).toBe(
-      'version                  1\nbackends.web.configured  true\ntags\n',
+    expect(renderObject({ version: '1', backends: { web: { configured: true } }, tags: ['a'] })).toBe(
+      'version                  1\nbackends.web.configured  true\ntags                     a\n',
     );
+  });
+
+  it('leaves out rows with nothing in them: empty lists, empty objects, empty strings, null', () => {
+    const text = renderObject({
+      deleted: ['ABCD2345'],
+      children: [],
+      failed: [],
+      note: '',
+      parent: null,
+      extra: {},
+      nested: { empty: [], gone: { deeper: null }, kept: 0 },
+      flag: false,
+    });
+    expect(text).toBe('deleted      ABCD2345\nnested.kept  0\nflag         false\n');
+    expect(renderObject({ failed: [], children: [] })).toBe('');
   });
 
   it('shows a list of objects as an indented sub-table under its key, never as JSON', () => {

@@ -1,17 +1,24 @@
 /**
- * Child notes of an item: listing them (`items/{key}/children?itemType=note`, paged) and
- * creating one (a batch `POST` of one note with a write token). Plain text is escaped into
- * note HTML; HTML is stored as given.
+ * Child notes of an item: listing them (the children the router's backend reads, so without a
+ * key from the desktop) and creating one (a batch `POST` of one note with a write token, always
+ * through the Web API). Plain text is escaped into note HTML; HTML is stored as given.
  */
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
+import type { WebApiItem } from '../library/port.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { byCodeUnit } from '../text-order.js';
 import { createObjects } from '../writes/index.js';
-import type { ZoteroObject } from '../zotero/index.js';
 import { itemNotFound, unique } from './common.js';
+import {
+  answered,
+  assertKeysWellFormed,
+  itemNotFound as readNotFound,
+  openReader,
+  type Answered,
+} from './read/common.js';
 import { htmlToText, noteHtml, noteTitle } from './html.js';
 
 export interface ListNotesInput extends LibraryArgs {
@@ -29,31 +36,36 @@ export interface NoteRow {
   dateModified?: string;
 }
 
-export interface ListNotesOutput {
+export interface ListNotesOutput extends Answered {
   itemKey: string;
   notes: NoteRow[];
   totalResults: number;
   complete: boolean;
 }
 
+/**
+ * The child notes of an item, from whichever backend the router picks for the library (the
+ * desktop's local API or zotero.sqlite without a key, else the Web API). A key that names no
+ * item is `not_found`: the Web API answers 404 for its children, a local backend none, and
+ * the item itself then says whether it exists.
+ */
 export async function listNotes(deps: Deps, input: ListNotesInput): Promise<ListNotesOutput> {
-  const client = await webClient(deps);
-  const call = client.newCall();
-  const lib = await openWebLibrary(deps, input, { access: 'read', call });
-  let listing;
+  assertKeysWellFormed(deps, [input.item_key]);
+  const { reader, route } = await openReader(deps, input);
+  let children: WebApiItem[];
   try {
-    listing = await lib.client.listAll<ZoteroObject>(`/${lib.prefix}/items/${input.item_key}/children`, {
-      query: { itemType: 'note' },
-      call,
-    });
+    children = await reader.children(input.item_key);
   } catch (error) {
     if (error instanceof ZoteusError && error.code === 'not_found')
-      throw itemNotFound(deps, input.item_key, lib.prefix);
+      throw readNotFound(deps, [input.item_key], route.library);
     throw error;
   }
-  const notes = listing.objects
+  if (children.length === 0 && !(await reader.item(input.item_key)))
+    throw readNotFound(deps, [input.item_key], route.library);
+  const notes = children
+    .filter((o) => o.data.itemType === 'note' && !o.data.deleted)
     .map((o): NoteRow => {
-      const data = (o.data ?? {}) as Record<string, unknown>;
+      const data = o.data as Record<string, unknown>;
       const html = typeof data.note === 'string' ? data.note : '';
       const text = htmlToText(html);
       const tags = Array.isArray(data.tags)
@@ -72,7 +84,13 @@ export async function listNotes(deps: Deps, input: ListNotesInput): Promise<List
       };
     })
     .sort((a, b) => byCodeUnit(a.dateModified ?? '', b.dateModified ?? '') || byCodeUnit(a.key, b.key));
-  return { itemKey: input.item_key, notes, totalResults: listing.totalResults, complete: listing.complete };
+  return {
+    itemKey: input.item_key,
+    notes,
+    totalResults: notes.length,
+    complete: true,
+    ...answered(route),
+  };
 }
 
 export interface CreateNoteInput extends LibraryArgs {

@@ -293,6 +293,20 @@ export async function planRoute(
   );
 }
 
+/**
+ * The name of the library a call addresses as its reads name it (`users/123`, `groups/4`), from
+ * the route the router would take: never a request to the Web API. Undefined when no route
+ * can tell (the message then names no library).
+ */
+export async function addressedLibrary(deps: Deps, args: LibraryArgs): Promise<string | undefined> {
+  try {
+    const plan = await planRoute(deps, resolveLibrary(args, deps.config));
+    return plan.library || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function localVersion(
   deps: Deps,
   state: DesktopState,

@@ -167,7 +167,9 @@ export default defineTool({
   },
   async run(input, deps) {
     const { getFulltext } = await import('../../core/fulltext/get.js');
-    const out = await getFulltext(deps, input);
+    const { lookUpKeys } = await import('../../core/items/read/common.js');
+    const lookup = { keys: [input.item_key], field: 'item_key' };
+    const out = await lookUpKeys(deps, input, lookup, () => getFulltext(deps, input));
     if (out.outline) {
       // An outline made from heading-like lines of a long text can run to thousands of entries.
       const fit = fitRows(out.outline);

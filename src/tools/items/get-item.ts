@@ -193,7 +193,9 @@ export default defineTool({
   },
   async run(input, deps) {
     const { getItem } = await import('../../core/items/read/get.js');
-    const out = await getItem(deps, input);
+    const { lookUpKeys } = await import('../../core/items/read/common.js');
+    const lookup = { keys: [input.item_key], field: 'item_key' };
+    const out = await lookUpKeys(deps, input, lookup, () => getItem(deps, input));
     return { ...out, item: asItemJson(out.item), provenance: PROVENANCE };
   },
 });

@@ -4,6 +4,7 @@
  * read page by page (`nextStart`), or streamed with `--stream`, with progress events.
  */
 import * as z from 'zod';
+import { ZoteusError } from '../../core/errors.js';
 import { digestText } from '../../core/items/digest.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -121,10 +122,32 @@ export default defineTool({
     provenance: provenanceField,
   }),
   rows: 'digests',
+  // Offline, before any key is looked up: listing inputs apply only without item_keys.
+  check(input) {
+    if (!input.item_keys?.length) return;
+    const listing = (['all', 'collection_key', 'start', 'limit'] as const).find(
+      (f) => input[f] !== undefined,
+    );
+    if (listing) {
+      throw new ZoteusError(
+        'validation_error',
+        `${listing} applies only without item_keys (to digest the library).`,
+        {
+          field: listing,
+          hint: 'Give item_keys alone, or omit them to digest the library page by page.',
+        },
+      );
+    }
+  },
   summarize: summary,
   text: (out, input) => [summary(out, input), ...out.digests.map((d) => digestText(d))].join('\n\n'),
   async run(input, deps) {
     const { summarize } = await import('../../core/items/read/summarize.js');
-    return { ...(await summarize(deps, input)), provenance: PROVENANCE };
+    const { lookUpKeys } = await import('../../core/items/read/common.js');
+    const lookup = { keys: input.item_keys ?? [], field: 'item_keys' };
+    return {
+      ...(await lookUpKeys(deps, input, lookup, () => summarize(deps, input))),
+      provenance: PROVENANCE,
+    };
   },
 });

@@ -7,7 +7,7 @@ import type { LibraryArgs } from '../../library/address.js';
 import type { BackendName, LibraryReader, Route } from '../../library/port.js';
 import type { Deps } from '../../tool.js';
 import { ZOTERO_KEY_RE } from '../common.js';
-import { toolRef } from '../../call/refs.js';
+import { paramRef, toolRef } from '../../call/refs.js';
 
 export interface OpenedLibrary {
   reader: LibraryReader;
@@ -31,23 +31,52 @@ export function answered(route: OpenedLibrary['route']): Answered {
   return { backend: route.backend, library: route.library };
 }
 
+/** What a Zotero key is made of, said wherever a string is not one. */
+export const KEY_FORM = '8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ';
+
 function searchHint(): string {
-  return `${toolRef('zotero_search_items', { q: 'TEXT' })} finds valid item keys (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ).`;
+  return `${toolRef('zotero_search_items', { q: 'TEXT' })} finds valid item keys (${KEY_FORM}).`;
 }
 
-/** `not_found` for a key that names no item (items in the trash still count as found). */
+const quoted = (keys: readonly string[]): string => keys.map((k) => `"${k}"`).join(', ');
+
+/**
+ * `not_found` for keys that name no item (items in the trash still count as found): which
+ * keys, in which library, and which of them are not of Zotero's key form at all. The keys and
+ * the library stay on the error, so `lookUpKeys` can say where else on this computer they are.
+ */
+export class ItemsNotFound extends ZoteusError {
+  constructor(
+    readonly keys: readonly string[],
+    readonly library: string | undefined,
+    field: string,
+    hint = searchHint(),
+    message = missingMessage(keys, library),
+  ) {
+    super('not_found', message, { field, hint });
+  }
+}
+
+function missingMessage(keys: readonly string[], library: string | undefined): string {
+  const where = library ? ` in ${library}` : '';
+  const bad = keys.filter((k) => !ZOTERO_KEY_RE.test(k));
+  const form =
+    bad.length === 0
+      ? ''
+      : bad.length === 1
+        ? `: ${quoted(bad)} is not a Zotero key (${KEY_FORM})`
+        : `: ${quoted(bad)} are not Zotero keys (${KEY_FORM})`;
+  return `No item${keys.length === 1 ? '' : 's'} ${quoted(keys)}${where}${form}.`;
+}
+
+/** `not_found` for keys that name no item in `library` (see ItemsNotFound). */
 export function itemNotFound(
   deps: Pick<Deps, 'surface'>,
   keys: readonly string[],
   library: string | undefined,
   field = 'item_key',
-): ZoteusError {
-  const where = library ? ` in library ${library}` : '';
-  const message =
-    keys.length === 1
-      ? `Item '${keys[0]}' not found${where}.`
-      : `Items ${keys.map((k) => `'${k}'`).join(', ')} not found${where}.`;
-  return new ZoteusError('not_found', message, { field, hint: searchHint() });
+): ItemsNotFound {
+  return new ItemsNotFound(keys, library, field);
 }
 
 /**
@@ -61,6 +90,70 @@ export function assertKeysWellFormed(
 ): void {
   const bad = keys.filter((k) => !ZOTERO_KEY_RE.test(k));
   if (bad.length > 0) throw itemNotFound(deps, bad, undefined, field);
+}
+
+/**
+ * A read that looks items up by key (agent-interface.md, "Error codes"): a string that is not of
+ * Zotero's key form is `not_found` at once, naming the library the call addresses (from its
+ * route, without a request to the Web API); keys the library lacks that another library on this
+ * computer holds (the desktop's zotero.sqlite, read without a request) are `not_found` saying
+ * which library has them and how to address it.
+ */
+export async function lookUpKeys<T>(
+  deps: Deps,
+  args: LibraryArgs,
+  lookup: { keys: readonly string[]; field: string },
+  work: () => Promise<T>,
+): Promise<T> {
+  const bad = lookup.keys.filter((k) => !ZOTERO_KEY_RE.test(k));
+  if (bad.length > 0) {
+    const { addressedLibrary } = await import('../../library/router.js');
+    throw itemNotFound(deps, bad, await addressedLibrary(deps, args), lookup.field);
+  }
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ItemsNotFound) throw await withKeysElsewhere(deps, error);
+    throw error;
+  }
+}
+
+/** The not_found of `error`, saying which other libraries on this computer hold its keys. */
+async function withKeysElsewhere(deps: Deps, error: ItemsNotFound): Promise<ZoteusError> {
+  const { keysElsewhere } = await import('../../library/elsewhere.js');
+  const keys = error.keys.filter((k) => ZOTERO_KEY_RE.test(k));
+  let held: Awaited<ReturnType<typeof keysElsewhere>>;
+  try {
+    held = await keysElsewhere(deps, keys, error.library);
+  } catch (caught) {
+    deps.log.debug(`Could not look for ${quoted(keys)} in the desktop's other libraries: ${String(caught)}`);
+    return error;
+  }
+  if (held.length === 0) return error;
+  const byLibrary = new Map<string, typeof held>();
+  for (const h of held) byLibrary.set(h.library, [...(byLibrary.get(h.library) ?? []), h]);
+  const single = error.keys.length === 1;
+  const places = [...byLibrary.values()].map((hs) =>
+    single ? hs[0]!.label : `${quoted(hs.map((h) => h.key))} in ${hs[0]!.label}`,
+  );
+  const found = single
+    ? `This computer's Zotero has it in ${places.join(' and in ')}.`
+    : `This computer's Zotero has ${places.join('; ')}.`;
+  const hints = [...byLibrary.values()].map((hs) => {
+    const { address } = hs[0]!;
+    const there = single ? 'to read it there' : `for ${quoted(hs.map((h) => h.key))}`;
+    if (address.default) return `leave out ${paramRef('library_id')} ${there} (the default library)`;
+    const id = paramRef('library_id', String(address.library_id));
+    return `add ${address.library_type === 'user' ? `${paramRef('library_type', 'user')} ${id}` : id} ${there}`;
+  });
+  const hint = hints.join('; ');
+  return new ItemsNotFound(
+    error.keys,
+    error.library,
+    error.field ?? 'item_key',
+    `${hint.charAt(0).toUpperCase()}${hint.slice(1)}.`,
+    `${error.message} ${found}`,
+  );
 }
 
 /** Collection key → name: of `keys`, or of every collection (trashed ones too, so names resolve). */

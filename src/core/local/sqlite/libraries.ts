@@ -106,6 +106,26 @@ export function itemId(conn: Connection, libraryID: number, key: string): number
   return row?.itemID;
 }
 
+/**
+ * The libraries (libraryIDs) that hold an item of each of these keys, trashed items included,
+ * to say where a key that one library lacks is. One indexed query per library and 500 keys.
+ */
+export function librariesOfKeys(conn: Connection, keys: readonly string[]): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  const unique = [...new Set(keys)];
+  for (const libraryID of [...conn.libraries.keys()].sort((a, b) => a - b)) {
+    for (let i = 0; i < unique.length; i += 500) {
+      const part = unique.slice(i, i + 500);
+      const held = conn.ctx
+        .stmt(`SELECT key FROM items WHERE libraryID = ? AND key IN (${part.map(() => '?').join(', ')})`)
+        .pluck()
+        .all(libraryID, ...part) as string[];
+      for (const key of held) found.set(key, [...(found.get(key) ?? []), libraryID]);
+    }
+  }
+  return found;
+}
+
 /** The item of this key; not_found when the library has none. */
 export function existingItemId(conn: Connection, libraryID: number, key: string): number {
   const id = itemId(conn, libraryID, key);

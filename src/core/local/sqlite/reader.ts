@@ -17,7 +17,7 @@ import { collectionItemCounts, collections } from './collections.js';
 import { Connections, type OpenZoteroSqliteOptions } from './connection.js';
 import { fulltextInfo, fulltextKeys } from './fulltext.js';
 import { children, item, itemCount, itemKeys, items, itemsByKeys, searchItems } from './items.js';
-import { libraryIdFor, libraryOf } from './libraries.js';
+import { libraryIdFor, libraryOf, librariesOfKeys } from './libraries.js';
 import type { ZoteroSchemaMap } from './schema-map.js';
 import { itemStats, signatures, type ChangedSince, type ItemStats } from './signatures.js';
 import type { OpenMode } from './snapshot.js';
@@ -61,6 +61,8 @@ export interface ZoteroSqliteReader {
   /** The libraryID of the user library, or of the group with this Web API group id. */
   libraryIdFor(ref: { type: 'user' } | { type: 'group'; groupID: number }): Promise<number>;
   libraryVersion(libraryID: number): Promise<number>;
+  /** Which libraries hold an item of each key (trashed ones too): key → libraryIDs. */
+  librariesOfKeys(keys: readonly string[]): Promise<Map<string, number[]>>;
   collections(libraryID: number, options?: CollectionListOptions): Promise<WebApiCollection[]>;
   /** Items not in the trash in each collection these keys name, by key (no entry: no such collection). */
   collectionItemCounts(libraryID: number, keys: readonly string[]): Promise<Map<string, number>>;
@@ -159,6 +161,10 @@ class Reader implements ZoteroSqliteReader {
 
   async libraryVersion(libraryID: number): Promise<number> {
     return libraryOf(await this.connections.connection(), libraryID).version;
+  }
+
+  librariesOfKeys(keys: readonly string[]): Promise<Map<string, number[]>> {
+    return this.connections.run((conn) => librariesOfKeys(conn, keys));
   }
 
   collections(libraryID: number, options: CollectionListOptions = {}): Promise<WebApiCollection[]> {

@@ -211,7 +211,7 @@ describe('zot read', () => {
     expect(unknown.code).toBe(4);
     expect(envelope(unknown).error).toMatchObject({
       code: 'not_found',
-      message: `Item 'ABCD2345' not found in library ${SAMPLE_USER}.`,
+      message: `No item "ABCD2345" in ${SAMPLE_USER}.`,
     });
     expect((await zot(['read'])).code).toBe(3);
   });

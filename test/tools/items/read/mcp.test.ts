@@ -89,7 +89,7 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
     const r = await mcp.call('zotero_get_item', { item_key: 'ABCD2345' });
     expect(r.isError).toBe(true);
     expect(texts(r)[0]).toMatch(
-      /^not_found: Item 'ABCD2345' not found in library [^\n]*\nHint: zotero_search_items \(q: TEXT\) finds valid item keys/,
+      /^not_found: No item "ABCD2345" in [^\n]*\nHint: zotero_search_items \(q: TEXT\) finds valid item keys/,
     );
     expect(r._meta?.['zoteus/error']).toMatchObject({ code: 'not_found', field: 'item_key' });
     const bad = await mcp.call('zotero_search_items', { limit: 0 });

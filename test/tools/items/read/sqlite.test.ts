@@ -220,7 +220,7 @@ describe('zotero_get_item on zotero.sqlite', () => {
     await expect(get({ item_key: 'ABCD2345' })).rejects.toMatchObject({
       code: 'not_found',
       field: 'item_key',
-      message: `Item 'ABCD2345' not found in library ${SAMPLE_USER}.`,
+      message: `No item "ABCD2345" in ${SAMPLE_USER}.`,
     });
   });
 });
@@ -311,7 +311,7 @@ describe('zotero_summarize on zotero.sqlite', () => {
   it('an unknown key is not_found naming it; listing fields with keys are refused', async () => {
     await expect(digest({ item_keys: [I.seaLevelArticle, 'ABCD2345'] })).rejects.toMatchObject({
       code: 'not_found',
-      message: expect.stringContaining("'ABCD2345'"),
+      message: expect.stringContaining('"ABCD2345"'),
     });
     await expect(digest({ item_keys: [I.seaLevelArticle], limit: 3 })).rejects.toMatchObject({
       code: 'validation_error',

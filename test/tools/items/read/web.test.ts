@@ -177,7 +177,7 @@ describe('zotero_get_item on the Web API', () => {
     expect(await run(getItem, { item_key: trashed })).toMatchObject({ inTrash: true });
     await expect(run(getItem, { item_key: 'ABCD2345' })).rejects.toMatchObject({
       code: 'not_found',
-      message: `Item 'ABCD2345' not found in library ${USER}.`,
+      message: `No item "ABCD2345" in ${USER}.`,
     });
   });
 });

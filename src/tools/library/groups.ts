@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
-import { nextStartField } from '../shared/output.js';
+import { answeredFields, nextStartField } from '../shared/output.js';
 import { pagingParams, type PageSize } from '../shared/params.js';
 
 const PAGE: PageSize = { rows: 'Groups', default: 100, max: 500 };
@@ -12,18 +12,29 @@ const group = z.object({
     .int()
     .describe('Group id: pass it as library_id (alone, it means a group) to address this library.'),
   name: z.string(),
-  type: z.string().describe('Private, PublicOpen or PublicClosed.'),
+  type: z
+    .string()
+    .optional()
+    .describe(
+      'Private, PublicOpen or PublicClosed; absent when the desktop’s Zotero answered (it does not keep it).',
+    ),
   numItems: z
     .number()
     .int()
     .optional()
     .describe('Items in the group library (trash excluded); absent when the server does not say.'),
-  owner: z.number().int().describe('User id of the group owner.'),
-  canRead: z.boolean().describe("Whether this API key may read the group's library."),
+  owner: z
+    .number()
+    .int()
+    .optional()
+    .describe('User id of the group owner; absent when the desktop’s Zotero answered (it does not keep it).'),
+  canRead: z
+    .boolean()
+    .describe("Whether this API key (without a key: the desktop's Zotero) may read the group's library."),
   canWrite: z
     .boolean()
     .describe(
-      'Whether this API key may change the library: the key needs write access to the group, and when the group lets only admins edit, the key’s user must be its owner or an admin.',
+      'Whether this API key may change the library: the key needs write access to the group, and when the group lets only admins edit, the key’s user must be its owner or an admin. Always false without a key (writes go through the Web API).',
     ),
 });
 
@@ -43,7 +54,8 @@ interface GroupObject {
 export default defineTool({
   name: 'zotero_groups',
   title: 'List group libraries',
-  summary: 'List the group libraries the API key reaches, with item counts and whether the key can write.',
+  summary:
+    'List the group libraries the API key reaches (without a key: those the desktop app holds), with item counts and whether the key can write.',
   description: [
     'Read-only; changes nothing. Lists the Zotero group libraries the configured API key reaches, sorted by name: id, name,',
     'type, owner, numItems, canRead, canWrite; every group is read, then start/limit page them (100 by default, at most 500;',
@@ -52,11 +64,12 @@ export default defineTool({
     'reading or writing there (library_id alone means a group id), or to learn why a write to a group was refused',
     '(permission_denied). canWrite is false when the key has no write access to the group, or when the group lets only',
     'admins edit and the key’s user is neither owner nor admin. numItems counts items outside the trash and is absent when',
-    'the server does not report it. The key’s own user library is not listed: zotero_whoami shows it. Needs ZOTERO_API_KEY.',
+    'the server does not report it. The key’s own user library is not listed: zotero_whoami shows it. Without an API key, lists',
+    'the groups the desktop app’s Zotero holds (zotero.sqlite, else its local API): readable, canWrite false, no type or',
+    'owner; `backend` says which answered.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
-  needsKey: true,
   since: '0.1.0',
   cli: [{ path: ['groups'] }],
   input: z
@@ -65,8 +78,13 @@ export default defineTool({
     })
     .strict(),
   output: z.object({
-    groups: z.array(group).describe('This page of the groups the key reaches, sorted by name (then id).'),
-    totalResults: z.number().int().describe('How many groups the server lists for the key.'),
+    groups: z
+      .array(group)
+      .describe(
+        'This page of the groups the key (without a key: the desktop) reaches, sorted by name (then id).',
+      ),
+    totalResults: z.number().int().describe('How many groups the server (or the desktop) lists.'),
+    backend: answeredFields.backend,
     complete: z
       .boolean()
       .describe(
@@ -88,9 +106,32 @@ export default defineTool({
       out.nextStart !== undefined || start > 0
         ? ` (${start + 1}–${start + out.groups.length} of ${out.totalResults}${out.nextStart !== undefined ? `; continue with start=${out.nextStart}` : ''})`
         : '';
-    return `${out.groups.length} group${out.groups.length === 1 ? '' : 's'} reachable with this key (${writable} writable)${page}.`;
+    const where =
+      out.backend === 'web'
+        ? `reachable with this key (${writable} writable)`
+        : "in the desktop app's Zotero (read-only: no API key)";
+    return `${out.groups.length} group${out.groups.length === 1 ? '' : 's'} ${where}${page}.`;
   },
   async run(input, deps) {
+    const start = input.start ?? 0;
+    const pageOf = <G extends { name: string; id: number }>(all: G[]) => {
+      all.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+      const page = fitRows(all.slice(start, start + (input.limit ?? PAGE.default)));
+      const nextStart = nextStartOf(start, page.rows.length, all.length);
+      return {
+        groups: page.rows,
+        start,
+        ...(nextStart !== undefined ? { nextStart } : {}),
+        ...(page.cut ? { truncated: true } : {}),
+      };
+    };
+    if (deps.config.apiKey === undefined) {
+      // No key: the groups the desktop holds, when there is a desktop (else auth_missing).
+      const { desktopGroups } = await import('../../core/library/groups.js');
+      const local = await desktopGroups(deps);
+      const groups = local.groups.map((g) => ({ ...g, canRead: true, canWrite: false }));
+      return { ...pageOf(groups), totalResults: groups.length, complete: true, backend: local.backend };
+    }
     const { checkKey, webClient } = await import('../../core/library/keys.js');
     const { grantFor } = await import('../../core/library/web.js');
     const client = await webClient(deps);
@@ -126,16 +167,10 @@ export default defineTool({
         canWrite: grant.write && editor,
       });
     }
-    groups.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
-    const start = input.start ?? 0;
-    const page = fitRows(groups.slice(start, start + (input.limit ?? PAGE.default)));
-    const nextStart = nextStartOf(start, page.rows.length, groups.length);
     return {
-      groups: page.rows,
-      start,
-      ...(nextStart !== undefined ? { nextStart } : {}),
-      ...(page.cut ? { truncated: true } : {}),
+      ...pageOf(groups),
       totalResults: listing.totalResults,
+      backend: 'web' as const,
       complete: listing.complete,
       ...(listing.message !== undefined ? { message: listing.message } : {}),
     };

@@ -14,7 +14,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildTree, schemaNode } from '../dist/surfaces/cli/tree.js';
 import { paramsTable } from '../dist/surfaces/cli/params.js';
 import { moduleRoutes } from '../dist/surfaces/cli/module-routes.js';
-import { commandRefs } from '../dist/surfaces/cli/refs.js';
+import { cliRefRenderer, commandRefs } from '../dist/surfaces/cli/refs.js';
+import { treeSpeaker } from '../dist/surfaces/cli/cli-words.js';
 import { groups, tools } from '../dist/tools/index.js';
 import { CLI_VERSION } from '../dist/core/version.js';
 
@@ -42,9 +43,11 @@ async function toolModules() {
   };
 }
 
+const tree = buildTree(tools, undefined, groups);
 const manifest = {
   cli_version: CLI_VERSION,
-  schema: schemaNode(buildTree(tools, undefined, groups)),
+  // Help texts in the CLI's words, as `zot schema` gives them without the manifest.
+  schema: schemaNode(tree, treeSpeaker(tree, cliRefRenderer(commandRefs(tools)))),
   modules: moduleRoutes(tools, await toolModules()),
   params: paramsTable(tools),
   commands: commandRefs(tools),

@@ -6,6 +6,7 @@
  */
 import type { RefRenderer } from '../../core/call/refs.js';
 import type { Param } from './params.js';
+import { allCommands, type CommandNode, type Speak } from './tree.js';
 
 /** How a parameter of this command is spelled: its flag, or its argument's metavar. */
 function spelling(params: readonly Param[], name: string, refs: RefRenderer): string {
@@ -56,4 +57,15 @@ export function speakCli(
     )
     .replace(SNAKE, (whole, name: string) => (isField(name) ? spelling(params, name, refs) : whole))
     .replace(LETTER, (whole, name: string) => (isOwn(name) ? spelling(params, name, refs) : whole));
+}
+
+/** Every input field name of the tree's commands (what `speakCli` may rename). */
+export function inputNames(root: CommandNode): Set<string> {
+  return new Set(allCommands(root).flatMap((n) => n.params.map((p) => p.name)));
+}
+
+/** The speaker of a whole command tree: each node's prose with its own flags. */
+export function treeSpeaker(root: CommandNode, refs: RefRenderer): Speak {
+  const known = inputNames(root);
+  return (text, node) => speakCli(text, node.params, refs, known);
 }

@@ -20,11 +20,6 @@ export interface HelpOptions {
   width?: number | undefined;
 }
 
-/** Every input field name of the tree's commands. */
-export function inputNames(root: CommandNode): Set<string> {
-  return new Set(allCommands(root).flatMap((n) => n.params.map((p) => p.name)));
-}
-
 function cliText(text: string, params: readonly Param[], options: HelpOptions): string {
   return options.refs ? speakCli(text, params, options.refs, options.known ?? new Set()) : text;
 }

@@ -61,11 +61,13 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       return 0;
     }
     if (parsed.controls.help || !parsed.node.target) {
-      const { commandHelp, inputNames, rootHelp } = await import('./help.js');
+      const { commandHelp, rootHelp } = await import('./help.js');
+      const { inputNames, treeSpeaker } = await import('./cli-words.js');
+      const refs = cliRefRenderer(options.commands ?? commandRefs(options.tools));
       if (format === 'table') {
         const helpOptions = {
           readOnly: readOnlyFor(env, parsed.controls.profile),
-          refs: cliRefRenderer(options.commands ?? commandRefs(options.tools)),
+          refs,
           known: inputNames(root),
           width: terminalWidth(io.stdout, env),
         };
@@ -79,7 +81,12 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       // JSON mode: every stdout line is JSON. `--help` is the schema node; a bare group is a
       // usage error that names its subcommands.
       if (!parsed.controls.help) throw missingSubcommand(parsed.node);
-      writer.envelope(successEnvelope(schemaNode(parsed.node), meta(requestId, startedAt, clock.now())));
+      writer.envelope(
+        successEnvelope(
+          schemaNode(parsed.node, treeSpeaker(root, refs)),
+          meta(requestId, startedAt, clock.now()),
+        ),
+      );
       return 0;
     }
     const isInit = parsed.node.target.kind === 'builtin' && parsed.node.target.id === 'config init';
@@ -160,7 +167,9 @@ async function dispatch(
   switch (target.id) {
     case 'schema': {
       const { schemaData } = await import('./builtins/schema.js');
-      return succeed(schemaData(root, (input.command as string[] | undefined) ?? []));
+      const { treeSpeaker } = await import('./cli-words.js');
+      const speak = treeSpeaker(root, cliRefRenderer(options.commands ?? commandRefs(options.tools)));
+      return succeed(schemaData(root, (input.command as string[] | undefined) ?? [], speak));
     }
     case 'config show':
       return succeed(showConfig(config));

@@ -299,11 +299,14 @@ export function allCommands(root: CommandNode): CommandNode[] {
   return out;
 }
 
-/** The `zot schema` form of a node. */
-export function schemaNode(node: CommandNode): Record<string, unknown> {
+/** Prose of a command in the CLI's words (cli-words.ts); the identity leaves it as declared. */
+export type Speak = (text: string, node: CommandNode) => string;
+
+/** The `zot schema` form of a node; `speak` puts its help texts in the CLI's words. */
+export function schemaNode(node: CommandNode, speak: Speak = (text) => text): Record<string, unknown> {
   return {
     name: node.path.length ? node.path.join(' ') : 'zot',
-    help: node.summary,
+    help: speak(node.summary, node),
     safety_tier: node.tier,
     since: node.since,
     deprecated: node.deprecated,
@@ -316,13 +319,15 @@ export function schemaNode(node: CommandNode): Record<string, unknown> {
         required: p.required,
       };
       if (p.flags) out.flags = p.flags;
-      out.help = p.help;
+      out.help = speak(p.help, node);
       out.default = p.default === undefined ? null : p.default;
       if (p.choices) out.choices = p.choices;
       if (p.items) out.items = p.items === 'json' ? 'string' : p.items;
       if (p.variadic) out.variadic = true;
       return out;
     }),
-    subcommands: [...node.children.keys()].sort().map((k) => schemaNode(node.children.get(k) as CommandNode)),
+    subcommands: [...node.children.keys()]
+      .sort()
+      .map((k) => schemaNode(node.children.get(k) as CommandNode, speak)),
   };
 }

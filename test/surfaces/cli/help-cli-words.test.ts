@@ -79,3 +79,31 @@ describe('--help at a terminal', () => {
     for (const line of text.split('\n')) if (line.includes(' ')) expect(line.length).toBeLessThanOrEqual(80);
   });
 });
+
+describe('zot schema', () => {
+  it('gives every help text in the CLI’s words (the same tree the manifest holds)', async () => {
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const code = await runCli({
+      argv: ['schema'],
+      env: { NO_COLOR: '1', ZOT_CONFIG_DIR: '/nonexistent/zoteus-test' },
+      io: { stdout, stderr: new PassThrough(), stdin: new PassThrough() },
+      tools,
+      groups,
+    });
+    expect(code).toBe(0);
+    const helps: string[] = [];
+    const visit = (node: { help: string; params: Array<{ help: string }>; subcommands: unknown[] }) => {
+      helps.push(node.help, ...node.params.map((p) => p.help));
+      for (const child of node.subcommands) visit(child as typeof node);
+    };
+    visit((JSON.parse(out) as { data: Parameters<typeof visit>[0] }).data);
+    expect(helps.filter((h) => /\bzotero_[a-z_]+/.test(h))).toEqual([]);
+    const named = helps.filter((h) =>
+      [...inputFields].some((field) => new RegExp(`(?<![\\w-])${field}(?![\\w-])`).test(h)),
+    );
+    expect(named).toEqual([]);
+    expect(helps).toContain('Sort field (default dateModified; with --days only dateAdded).');
+  });
+});

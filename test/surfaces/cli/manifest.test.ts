@@ -6,6 +6,8 @@ import { paramsTable, type ParamsTable } from '../../../src/surfaces/cli/params.
 import { buildTree, findNode, schemaNode, type CommandNode } from '../../../src/surfaces/cli/tree.js';
 import { groups, tools } from '../../../src/tools/index.js';
 import { CLI_VERSION } from '../../../src/core/version.js';
+import { treeSpeaker } from '../../../src/surfaces/cli/cli-words.js';
+import { cliRefRenderer, commandRefs } from '../../../src/surfaces/cli/refs.js';
 import { ROOT, runZot, sandbox } from '../../support/cli.js';
 
 describe('dist/cli-manifest.json', () => {
@@ -15,7 +17,8 @@ describe('dist/cli-manifest.json', () => {
       unknown
     >;
     expect(manifest.cli_version).toBe(CLI_VERSION);
-    expect(manifest.schema).toEqual(schemaNode(buildTree(tools, undefined, groups)));
+    const tree = buildTree(tools, undefined, groups);
+    expect(manifest.schema).toEqual(schemaNode(tree, treeSpeaker(tree, cliRefRenderer(commandRefs(tools)))));
     expect(manifest.groups).toEqual(groups);
   });
 

@@ -144,7 +144,7 @@ async function withKeysElsewhere(deps: Deps, error: ItemsNotFound): Promise<Zote
     const there = single ? 'to read it there' : `for ${quoted(hs.map((h) => h.key))}`;
     if (address.default) return `leave out ${paramRef('library_id')} ${there} (the default library)`;
     const id = paramRef('library_id', String(address.library_id));
-    return `add ${address.library_type === 'user' ? `${paramRef('library_type', 'user')} ${id}` : id} ${there}`;
+    return `add ${address.library_type === 'user' ? `${paramRef('library_type', 'user')} and ${id}` : id} ${there}`;
   });
   const hint = hints.join('; ');
   return new ItemsNotFound(

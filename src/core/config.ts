@@ -110,7 +110,7 @@ export const ENV_VARS = [
   {
     name: 'ZOTEUS_COMPILE_CACHE',
     default: 'on',
-    help: 'off: zot keeps no V8 code cache ($ZOT_CACHE_DIR/v8), and starts slower.',
+    help: 'off: the CLI keeps no V8 code cache ($ZOT_CACHE_DIR/v8), and starts slower.',
   },
   {
     name: 'ZOTEUS_DATA_DIR',

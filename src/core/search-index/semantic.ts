@@ -90,7 +90,7 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
         index: 'building',
         items: 0,
         vectors: { used: false, reason: 'The index is being built.' },
-        message: `The search index of ${lib.library} is being built in the background (${lib.path}); search again when zot index status says complete.`,
+        message: `The search index of ${lib.library} is being built in the background (${lib.path}); search again when ${toolRef('zotero_index', { action: 'status' })} says complete.`,
       });
       continue;
     }
@@ -136,7 +136,7 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
       'api_error',
       `Vector ranking is unavailable: ${answers.map((a) => a.vectors.reason).join(' ')}`,
       {
-        hint: 'Use mode "hybrid" or "keyword", or run zot index update to embed the library.',
+        hint: `Use mode "hybrid" or "keyword", or run ${toolRef('zotero_index', { action: 'update' })} to embed the library.`,
       },
     );
   }

@@ -3,6 +3,7 @@
  * desktop's zotero.sqlite when it holds the library, else the Web API), built and updated
  * under the build lock with progress events, and described for `zot index status`.
  */
+import { toolRef } from '../call/refs.js';
 import { statSync } from 'node:fs';
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
@@ -97,7 +98,7 @@ export async function runIndexUpdate(
       `The search index of ${lib.library} is being built by another process.`,
       {
         retryable: true,
-        hint: 'Wait for it to finish (zot index status shows it), then run the command again.',
+        hint: `Wait for it to finish (${toolRef('zotero_index', { action: 'status' })} shows it), then run the command again.`,
       },
     );
   }

@@ -7,7 +7,7 @@ import type { Config } from '../../core/config.js';
 import { createDeps } from '../../core/deps.js';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, openIdempotencyStoreOf } from '../../core/call/idempotency.js';
-import { renderErrorRefs, renderValueRefs, type RefRenderer } from '../../core/call/refs.js';
+import { renderErrorRefs, renderRefs, renderValueRefs, type RefRenderer } from '../../core/call/refs.js';
 import { checkedOutput, runCall } from '../../core/call/run.js';
 import type { AnyTool, Clock, CliCommand, Deps } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
@@ -86,7 +86,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     surface: 'cli',
     clock,
     writeLog: (line) => writer.stderr(line),
-    progress: (event) => progress.emit(event),
+    // A background build's announcement may name a command: in the CLI's words.
+    progress: (event) =>
+      progress.emit(event.message ? { ...event, message: renderRefs(event.message, ctx.refs) } : event),
   });
   // Asked only on a TTY, never with --no-interaction (prompt.ts loads readline when it asks).
   const canPrompt = tier === 'destructive' && !controls.yes && canAsk(ctx.io, controls.no_interaction);

@@ -5,6 +5,7 @@
  * like the Web API's: `/items?q=` matches each item on its own, `/items/top?q=` returns the
  * parents whose children match too.
  */
+import { toolRef } from '../../call/refs.js';
 import type { LibraryType } from '../../config.js';
 import { ZoteusError } from '../../errors.js';
 import type { ItemListOptions, SortField, ZoteroSqliteReader } from '../../local/index.js';
@@ -174,7 +175,7 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
       if (started) {
         settings.progress?.(backgroundBuildStarted(label));
         return {
-          notice: `Started building the search index of this library in the background (${found.path}); later searches will be faster (zot index status shows it).`,
+          notice: `Started building the search index of this library in the background (${found.path}); later searches will be faster (${toolRef('zotero_index', { action: 'status' })} shows it).`,
         };
       }
     }

@@ -88,7 +88,9 @@ function argvOf(command: CliCommand, input: Record<string, unknown>): string[] {
   const argv = [...command.path];
   for (const name of command.args ?? []) {
     const v = input[name];
-    argv.push(...(Array.isArray(v) ? v.map(String) : [String(v)]));
+    // A positional file (`zot create FILE|-`) reads stdin, given below.
+    if (command.files?.[name]) argv.push('-');
+    else argv.push(...(Array.isArray(v) ? v.map(String) : [String(v)]));
   }
   for (const [name, value] of Object.entries(input)) {
     if ((command.args ?? []).includes(name) || (command.preset && name in command.preset)) continue;
@@ -122,7 +124,8 @@ for (const tool of tools as readonly AnyTool[]) {
     const argv = argvOf(command, input);
     let stdin: string | undefined;
     for (const field of fileFields) {
-      argv.push(`--${command.flags?.[field] ?? field.replace(/_/g, '-')}`, '-');
+      if (!(command.args ?? []).includes(field))
+        argv.push(`--${command.flags?.[field] ?? field.replace(/_/g, '-')}`, '-');
       stdin = typeof input[field] === 'string' ? (input[field] as string) : JSON.stringify(input[field]);
     }
     cases.push({ label: `zot ${command.path.join(' ')}`, tool, command, tier, input, argv, stdin });
@@ -140,7 +143,7 @@ const keyCheckOnly = (requests: string[]) => requests.every((r) => r === 'GET /k
 
 async function zot(c: Case, extraArgv: string[], env: Record<string, string | undefined>) {
   world.server.clearLog();
-  // stdout is a pipe, so the answer is JSON without --json (which `zot create` takes for its file).
+  // stdout is a pipe, so the answer is JSON without --json.
   const r = await runZot([...c.argv, ...extraArgv], {
     env: world.env({ ZOTEUS_ALLOW_DELETE: 'true', ...env }),
     ...(c.stdin !== undefined ? { stdin: c.stdin } : {}),

@@ -70,36 +70,26 @@ describe('the CLI (built binary)', () => {
     return e;
   }
 
-  it('zot create --json: items nested thousands deep, from stdin and from a file', async () => {
+  it('zot create FILE|-: items nested thousands deep, from stdin and from a file', async () => {
     await refused(
-      ['create', '--json', '-'],
+      ['create', '-'],
       deepText(DEEP),
       'items',
-      /^--json \(stdin\) is nested deeper than 64 levels/,
+      /^ITEMS \(stdin\) is nested deeper than 64 levels/,
     );
-    await refused(
-      ['create', '--json', '-'],
-      deepItemText,
-      'items',
-      /^--json \(stdin\) is nested deeper than 64 levels/,
-    );
+    await refused(['create', '-'], deepItemText, 'items', /^ITEMS \(stdin\) is nested deeper than 64 levels/);
     const file = join(w.env().HOME!, 'deep.json');
     writeFileSync(file, deepItemText);
-    await refused(
-      ['create', '--json', file],
-      undefined,
-      'items',
-      /^--json \(.*deep\.json\) is nested deeper/,
-    );
-    await refused(['create', '--json', file, '--dry-run'], undefined, 'items', /is nested deeper than 64/);
+    await refused(['create', file], undefined, 'items', /^ITEMS \(.*deep\.json\) is nested deeper/);
+    await refused(['create', file, '--dry-run'], undefined, 'items', /is nested deeper than 64/);
   });
 
-  it('zot create --json: a file without end is refused once it passes 128 MiB', async () => {
+  it('zot create FILE: a file without end is refused once it passes 128 MiB', async () => {
     await refused(
-      ['create', '--json', '/dev/zero'],
+      ['create', '/dev/zero'],
       undefined,
       'items',
-      /^--json \(\/dev\/zero\) holds more than 128 MiB/,
+      /^ITEMS \(\/dev\/zero\) holds more than 128 MiB/,
     );
   });
 
@@ -131,28 +121,18 @@ describe('the CLI (built binary)', () => {
   it('zot create: an item with a __proto__ key is refused by name, not silently dropped', async () => {
     const items =
       '[{"itemType":"book","title":"T"},{"itemType":"book","title":"U","__proto__":{"title":"V"}}]';
-    const e = await refused(
-      ['create', '--json', '-'],
-      items,
-      'items',
-      /^--json\[1\]: unknown field '__proto__'/,
-    );
+    const e = await refused(['create', '-'], items, 'items', /^ITEMS\[1\]: unknown field '__proto__'/);
     expect(e.error.hint).toContain('__proto__');
-    await refused(['create', '--json', '-', '--dry-run'], items, 'items', /unknown field '__proto__'/);
+    await refused(['create', '-', '--dry-run'], items, 'items', /unknown field '__proto__'/);
     const nested = '[{"itemType":"book","creators":[{"creatorType":"author","name":"A","__proto__":{}}]}]';
-    await refused(
-      ['create', '--json', '-'],
-      nested,
-      'items',
-      /^--json\[0\]\.creators\[0\]: unknown field '__proto__'/,
-    );
+    await refused(['create', '-'], nested, 'items', /^ITEMS\[0\]\.creators\[0\]: unknown field '__proto__'/);
   });
 
   it('zot create: constructor and prototype keys in an item are unknown fields like any other', async () => {
     const items = JSON.stringify([
       { itemType: 'book', title: 'T', constructor: { prototype: { polluted: true } }, prototype: 'x' },
     ]);
-    const e = await refused(['create', '--json', '-'], items, 'items', /invalid/);
+    const e = await refused(['create', '-'], items, 'items', /invalid/);
     expect(e.error.message).toContain("items[0].constructor: 'constructor' is not a field of book");
     expect(e.error.message).toContain("items[0].prototype: 'prototype' is not a field of book");
   });

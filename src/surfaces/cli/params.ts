@@ -95,6 +95,20 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
   for (const [index, name] of positional.entries()) {
     const prop = properties[name];
     if (!prop) throw new Error(`CLI argument ${name} of ${tool.name} is not an input field`);
+    const file = command.files?.[name];
+    if (file) {
+      // A positional file (`zot create FILE|-`): the word is the path, never the value itself.
+      params.push({
+        name,
+        kind: 'argument',
+        type: 'string',
+        required: required.has(name),
+        help: fileHelp(file, prop),
+        default: null,
+        file,
+      });
+      continue;
+    }
     const t = typeOf(prop);
     params.push({
       name,
@@ -118,7 +132,7 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
         type: 'string',
         required: required.has(name),
         flags: [`--${command.flags?.[name] ?? kebab(name)}`],
-        help: `Path to a ${file === 'json' ? 'JSON ' : ''}file, or - for stdin. ${prop.description ?? ''}`.trim(),
+        help: fileHelp(file, prop),
         default: null,
         file,
       });
@@ -136,6 +150,10 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
     });
   }
   return params;
+}
+
+function fileHelp(file: 'json' | 'text', prop: JsonSchema): string {
+  return `Path to a ${file === 'json' ? 'JSON ' : ''}file, or - for stdin. ${prop.description ?? ''}`.trim();
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Input validation at the CLI boundary: zod issues become one `validation_error` naming the field. */
 import { ZoteusError } from '../../core/errors.js';
 import { checkInputBounds } from '../../core/input-bounds.js';
-import { describeIssue, type IssueNaming } from '../../core/input-issues.js';
+import { describeIssue, type DescribedIssue, type IssueNaming } from '../../core/input-issues.js';
 import type { AnyTool, CliCommand } from '../../core/tool.js';
 import { kebab } from './params.js';
 
@@ -33,12 +33,35 @@ export function validateInput(
   const result = tool.input.safeParse(raw);
   if (result.success) return result.data as Record<string, unknown>;
   const naming = namingOf(command);
-  const described = result.error.issues.map((issue) => describeIssue(issue, tool.input, raw, naming));
+  const described = result.error.issues.map(
+    (issue) => missingFile(command, issue, raw, naming) ?? describeIssue(issue, tool.input, raw, naming),
+  );
   const first = described[0];
   throw new ZoteusError('validation_error', `${sentence(described.map((d) => d.text).join('; '))}.`, {
     ...(first?.field ? { field: first.field } : {}),
     hint: `Run \`zot schema ${command.path.join(' ')}\` for the accepted arguments.`,
   });
+}
+
+/**
+ * A file input that was not given (`zot create` without ITEMS): what the command line takes is a
+ * path or `-`, not the JSON value the schema describes.
+ */
+function missingFile(
+  command: CliCommand,
+  issue: { path: readonly PropertyKey[] },
+  raw: Record<string, unknown>,
+  naming: IssueNaming,
+): DescribedIssue | undefined {
+  const name = issue.path[0];
+  if (issue.path.length !== 1 || typeof name !== 'string' || raw[name] !== undefined) return undefined;
+  const file = command.files?.[name];
+  if (file === undefined) return undefined;
+  const example = `${kebab(name)}.${file === 'json' ? 'json' : 'txt'}`;
+  return {
+    field: name,
+    text: `${labelOf(command, name)} is required: the path of a ${file === 'json' ? 'JSON ' : ''}file, or - to read it from stdin, e.g. ${naming.example(name, example)}`,
+  };
 }
 
 /** A message starts with a capital unless it starts with an input's name. */

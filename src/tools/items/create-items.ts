@@ -1,4 +1,4 @@
-/** `zotero_create_items` / `zot create --json FILE|-`: new items from Web API JSON, schema-checked first. */
+/** `zotero_create_items` / `zot create FILE|-`: new items from Web API JSON, schema-checked first. */
 import * as z from 'zod';
 import { mergeCreate, retryCreateInput } from '../../core/items/retry.js';
 import { localSchema } from '../../core/items/schema.js';
@@ -37,11 +37,12 @@ export default defineTool({
   cli: [
     {
       path: ['create'],
-      // The issue's spelling: `zot create --json FILE|-`. On this command `--json` takes the file; the
-      // output is JSON anyway (the surface decides the format from argv containing `--json`).
-      flags: { items: 'json' },
+      // `zot create FILE|-`: the file is the positional, so `--json` stays the global output flag
+      // (`zot create --json items.json` is that flag and the file, as it always read).
+      args: ['items'],
       files: { items: 'json' },
-      summary: 'Create items from a JSON file (or - for stdin) of Zotero item objects, schema-checked first.',
+      summary:
+        'Create items from a JSON file of Zotero item objects (ITEMS: its path, or - for stdin), schema-checked first.',
     },
   ],
   input: z

@@ -1,7 +1,7 @@
 /**
  * Issue 13's attack on the built CLI: a proxy loses the answers of the writes after the
  * server applied them. `zot collection create LostColl --idempotency-key lc1` used to answer
- * network_error and then, retried, make a second collection; `zot create --json` duplicated
+ * network_error and then, retried, make a second collection; `zot create` duplicated
  * its items the same way.
  */
 import { writeFileSync } from 'node:fs';
@@ -62,7 +62,7 @@ describe('a write whose answer is lost', () => {
     expect(world.server.log).toEqual([]);
   });
 
-  it('zot create --json: three items, answers lost, retried with the key: exactly three items', async () => {
+  it('zot create FILE: three items, answers lost, retried with the key: exactly three items', async () => {
     const file = join(world.box.dir, 'items.json');
     writeFileSync(
       file,
@@ -70,9 +70,9 @@ describe('a write whose answer is lost', () => {
     );
     proxy.drop({ method: 'POST', times: 3 });
     proxy.drop({ method: 'GET', path: /itemKey=/, times: 3 });
-    const first = await zot(['create', '--json', file, '--idempotency-key', 'k']);
+    const first = await zot(['create', file, '--idempotency-key', 'k']);
     expect(first.code).toBe(5);
-    const second = await zot(['create', '--json', file, '--idempotency-key', 'k']);
+    const second = await zot(['create', file, '--idempotency-key', 'k']);
     expect(second.code, second.stdout).toBe(0);
     const titles = [...lib().items.values()].map((i) => i.title).filter((t) => t?.startsWith('Lost paper'));
     expect(titles.sort()).toEqual(['Lost paper 1', 'Lost paper 2', 'Lost paper 3']);

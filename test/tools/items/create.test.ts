@@ -1,4 +1,4 @@
-/** `zotero_create_items` / `zot create --json FILE|-` against the Zotero test server. */
+/** `zotero_create_items` / `zot create FILE|-` against the Zotero test server. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -95,10 +95,10 @@ describe('zotero_create_items in process', () => {
 });
 
 describe('zot create', () => {
-  it('--json FILE: created items in one envelope, sync reminder, next suggestions that parse', async () => {
+  it('FILE: created items in one envelope, sync reminder, next suggestions that parse', async () => {
     const file = join(w.world.box.dir, 'items.json');
     writeFileSync(file, JSON.stringify([article(1), article(2)]));
-    const r = await w.zot(['create', '--json', file]);
+    const r = await w.zot(['create', file]);
     expect(r.code).toBe(0);
     const env = envelope(r);
     expect(env.ok).toBe(true);
@@ -109,24 +109,23 @@ describe('zot create', () => {
     expect(r.stderr).not.toContain('dropped a follow-up');
   });
 
-  it('--json - reads stdin; the global --json still forces JSON output', async () => {
-    const r = await w.zot(['create', '--json', '-'], {}, JSON.stringify([article(5)]));
+  it('- reads stdin; --json is the global flag: it forces JSON output over ZOT_FORMAT=table', async () => {
+    const r = await w.zot(['create', '-'], {}, JSON.stringify([article(5)]));
     expect(r.code).toBe(0);
     expect((envelope(r).data.created as unknown[]).length).toBe(1);
-    const table = await w.zot(
+    const table = await w.zot(['create', '-'], { ZOT_FORMAT: 'table' }, JSON.stringify([article(6)]));
+    expect(table.code).toBe(0);
+    expect(() => JSON.parse(table.stdout) as unknown).toThrow();
+    const json = await w.zot(
       ['create', '--json', '-'],
       { ZOT_FORMAT: 'table' },
-      JSON.stringify([article(6)]),
+      JSON.stringify([article(7)]),
     );
-    expect(() => JSON.parse(table.stdout)).not.toThrow();
+    expect(() => JSON.parse(json.stdout) as unknown).not.toThrow();
   });
 
   it('schema problems: validation_error, exit 3, nothing sent', async () => {
-    const r = await w.zot(
-      ['create', '--json', '-'],
-      {},
-      JSON.stringify([{ itemType: 'magazineArticle', titel: 'x' }]),
-    );
+    const r = await w.zot(['create', '-'], {}, JSON.stringify([{ itemType: 'magazineArticle', titel: 'x' }]));
     expect(r.code).toBe(3);
     const env = envelope(r);
     expect(env.error.code).toBe('validation_error');
@@ -136,7 +135,7 @@ describe('zot create', () => {
 
   it('--dry-run validates offline and sends nothing', async () => {
     const r = await w.zot(
-      ['create', '--json', '-', '--dry-run'],
+      ['create', '-', '--dry-run'],
       { ZOTERO_API_KEY: undefined },
       JSON.stringify([article(1)]),
     );
@@ -155,7 +154,7 @@ describe('zot create', () => {
       file,
       JSON.stringify([article(1), { ...article(2), collections: ['ZZZZ2345'] }, article(3)]),
     );
-    const first = await w.zot(['create', '--json', file, '--idempotency-key', 'c1']);
+    const first = await w.zot(['create', file, '--idempotency-key', 'c1']);
     expect(first.code).toBe(7);
     const env = envelope(first);
     expect(env.ok).toBe('partial');
@@ -166,7 +165,7 @@ describe('zot create', () => {
 
     w.world.server.library(LIB).addCollections([{ key: 'ZZZZ2345', name: 'Now exists' }]);
     w.world.server.clearLog();
-    const second = await w.zot(['create', '--json', file, '--idempotency-key', 'c1']);
+    const second = await w.zot(['create', file, '--idempotency-key', 'c1']);
     expect(second.code).toBe(0);
     const merged = envelope(second);
     expect(merged.ok).toBe(true);
@@ -178,11 +177,7 @@ describe('zot create', () => {
   });
 
   it('read-only mode refuses before any request', async () => {
-    const r = await w.zot(
-      ['create', '--json', '-'],
-      { ZOTEUS_READ_ONLY: 'true' },
-      JSON.stringify([article(1)]),
-    );
+    const r = await w.zot(['create', '-'], { ZOTEUS_READ_ONLY: 'true' }, JSON.stringify([article(1)]));
     expect(r.code).toBe(2);
     expect(envelope(r).error.code).toBe('permission_denied');
     expect(w.world.server.log).toHaveLength(0);

@@ -3,7 +3,7 @@
  * parse failure becomes a `validation_error` (exit 3), never a bare parser message.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { didYouMean } from '../../core/did-you-mean.js';
+import { closest, didYouMean } from '../../core/did-you-mean.js';
 import { ZoteusError } from '../../core/errors.js';
 import type { DeprecatedFlag } from '../../core/tool.js';
 import type { Param } from './params.js';
@@ -247,7 +247,49 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
     throw usage(`Unexpected argument '${words[i]}' for \`zot ${node.path.join(' ')}\`.`);
   }
   const notices = applyDeprecated(deprecated, values, input);
+  if (node.target?.kind === 'builtin' && !controls.help && !controls.version) checkBuiltinInput(node, input);
   return { node, unknownWord, input, controls, notices };
+}
+
+/**
+ * A built-in has no input schema to validate against (`zot config get`): its declared
+ * parameters are checked here, required ones and choices, in the same words as a tool's.
+ */
+function checkBuiltinInput(node: CommandNode, input: Record<string, unknown>): void {
+  const where = `zot ${node.path.join(' ')}`;
+  for (const p of node.params) {
+    const label = p.kind === 'argument' ? p.name.toUpperCase() : `--${optionName(p)}`;
+    const value = input[p.name];
+    const choices = p.type === 'enum' ? (p.choices ?? []) : [];
+    const example = (choice: string | undefined) =>
+      choice === undefined
+        ? `Run \`${where} --help\` for the accepted arguments.`
+        : `Example: \`${where} ${p.kind === 'argument' ? choice : `${label} ${choice}`}\`.`;
+    const oneOf = choices.map((c) => `'${c}'`).join(', ');
+    if (value === undefined) {
+      if (!p.required) continue;
+      throw usage(
+        `${label} is required${choices.length ? `: one of ${oneOf}` : ''}.`,
+        p.name,
+        example(choices[0]),
+      );
+    }
+    if (p.type === 'integer' && !Number.isInteger(value)) {
+      throw usage(
+        `${label} must be a whole number (got ${JSON.stringify(String(value).slice(0, 60))}).`,
+        p.name,
+        `Run \`${where} --help\` for the accepted arguments.`,
+      );
+    }
+    if (choices.length && typeof value === 'string' && !choices.includes(value)) {
+      const near = didYouMean(value, choices);
+      throw usage(
+        `${label} must be one of ${oneOf} (got ${JSON.stringify(value.slice(0, 60))})${near ? `; ${near}` : '.'}`,
+        p.name,
+        example(closest(value, choices)[0] ?? choices[0]),
+      );
+    }
+  }
 }
 
 /** Node's parser's refusal in the command line's terms, with the closest flags. */

@@ -1,7 +1,15 @@
 /** `zotero_manage_tags` / `zot tag add|remove TAG KEY…`, `zot tag rename OLD NEW`, `zot tag delete TAG…`. */
 import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
-import { checkTagsInput, TAG_ACTIONS, tagsBulk, tagsToDelete } from '../../core/items/tag-input.js';
+import { toolRef } from '../../core/call/refs.js';
+import { ZoteusError } from '../../core/errors.js';
+import {
+  checkTagsInput,
+  TAG_ACTIONS,
+  tagsBulk,
+  tagsToDelete,
+  type TagAction,
+} from '../../core/items/tag-input.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { failedList, libraryVersion } from '../shared/output.js';
@@ -39,6 +47,76 @@ function capRename<T extends KeyLists>(out: T): T {
     }
   }
   return capped;
+}
+
+/** What a refused call of each action looks like done right, for the hint (a command on the CLI). */
+function example(input: { action: TagAction; tag?: string | undefined }): string {
+  // The caller's own tag when it is one that can stand in an example, else a stand-in.
+  const given = input.tag?.trim() ?? '';
+  const tag = given !== '' && given.length <= 60 && !given.includes('||') ? given : 'to-read';
+  switch (input.action) {
+    case 'add_items':
+    case 'remove_items':
+      return toolRef('zotero_manage_tags', { action: input.action, tag, item_keys: 'ABCD2345' });
+    case 'rename':
+      return toolRef('zotero_manage_tags', { action: 'rename', tag, new_name: 'reading' });
+    case 'delete':
+      return toolRef('zotero_manage_tags', { action: 'delete', tags: tag });
+  }
+}
+
+/** What each action needs, in the order a person gives it, said for people. */
+const NEEDS: Record<
+  TagAction,
+  ReadonlyArray<readonly [field: 'tag' | 'item_keys' | 'new_name' | 'tags', message: string]>
+> = {
+  add_items: [
+    ['tag', 'A tag is required: the tag to add to the items.'],
+    ['item_keys', 'Item keys are required: the items to add the tag to.'],
+  ],
+  remove_items: [
+    ['tag', 'A tag is required: the tag to remove from the items.'],
+    ['item_keys', 'Item keys are required: the items to remove the tag from.'],
+  ],
+  rename: [
+    ['tag', 'The tag to rename is required.'],
+    ['new_name', 'The new name of the tag is required.'],
+  ],
+  delete: [],
+};
+
+/**
+ * The input checks (core/items/tag-input.ts), with a hint that shows a whole call: a missing tag
+ * or item list is said in words, and every refusal shows how a call looks done right.
+ */
+function checkWithExample(input: Parameters<typeof checkTagsInput>[0]): void {
+  const hint = () => `For example: ${example(input)}.`;
+  for (const [field, message] of NEEDS[input.action]) {
+    const value = input[field];
+    if (value === undefined || (Array.isArray(value) && value.length === 0))
+      throw new ZoteusError('validation_error', message, { field, hint: hint() });
+  }
+  if (input.action === 'delete' && !input.tags?.length && input.tag === undefined)
+    throw new ZoteusError('validation_error', 'At least one tag to delete is required.', {
+      field: 'tags',
+      hint: hint(),
+    });
+  if (input.action === 'rename' && input.tag?.trim() && input.tag.trim() === input.new_name?.trim())
+    throw new ZoteusError(
+      'validation_error',
+      `The new name is the tag's own name ('${input.tag?.trim().slice(0, 60)}'): nothing to rename.`,
+      { field: 'new_name', hint: hint() },
+    );
+  try {
+    checkTagsInput(input);
+  } catch (error) {
+    if (!(error instanceof ZoteusError) || error.code !== 'validation_error' || error.hint !== undefined)
+      throw error;
+    throw new ZoteusError('validation_error', error.message, {
+      ...(error.field !== undefined ? { field: error.field } : {}),
+      hint: hint(),
+    });
+  }
 }
 
 export default defineTool({
@@ -179,7 +257,7 @@ export default defineTool({
       return [`zot tag rename ${quoted(input.new_name)} ${quoted(input.tag)}`];
     return [];
   },
-  check: (input) => checkTagsInput(input),
+  check: (input) => checkWithExample(input),
   bulk: (input) => tagsBulk(input),
   plan(input, deps) {
     switch (input.action) {

@@ -13,6 +13,7 @@ import {
   type Config,
   type ConfigFile,
   type Profile,
+  type Source,
 } from '../../../core/config.js';
 import { ZoteusError } from '../../../core/errors.js';
 import { REDACTED } from '../../../core/redact.js';
@@ -73,12 +74,36 @@ export function writeConfigFile(path: string, file: ConfigFile): void {
   chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
 }
 
-/** Asks for each setting on a TTY; refuses on a non-TTY, naming the variables to set instead. */
+/** How many answers to one question are refused before the wizard gives up. */
+export const MAX_ATTEMPTS = 3;
+
+/** One question of the wizard: its default and where that came from, and how an answer is checked. */
+interface Question {
+  label: string;
+  /** The value Enter keeps: the current profile's, or the environment's when it overrides it. */
+  fallback: string | undefined;
+  /** Where the fallback came from: only `env` and `profile` values are written when Enter keeps them. */
+  from: Source | undefined;
+  secret?: boolean;
+  /** The environment variable that sets this instead, for the hint when the wizard gives up. */
+  envVar: string;
+  /** The answer, normalised; throws a validation_error that says what was wrong. */
+  check(answer: string): string;
+}
+
+type Ask = (question: Question) => Promise<{ value: string | undefined; typed: boolean }>;
+
+/**
+ * Asks for each setting on a TTY; refuses on a non-TTY, naming the variables to set instead.
+ * `effective` is the configuration in force (environment over the profile): its values are the
+ * defaults shown in brackets.
+ */
 export async function initConfig(
   io: CliIO,
   path: string,
   profileName: string,
   noInteraction: boolean,
+  effective?: Config,
 ): Promise<Record<string, unknown>> {
   if (!canAsk(io, noInteraction)) {
     const vars = ENV_VARS.filter((v) => v.name.startsWith('ZOTERO_')).map((v) => v.name);
@@ -89,50 +114,170 @@ export async function initConfig(
   const file = readConfigFile(path);
   const current: Profile = file.profiles[profileName] ?? {};
   const prompter = createPrompter(io);
-  const question = async (label: string, fallback: string | undefined, secret = false) => {
-    const answer = (await prompter.ask(`${label}${fallback ? ` [${fallback}]` : ''}: `, secret)).trim();
-    return answer || fallback || undefined;
+  const ask: Ask = async (q) => {
+    const shown =
+      q.fallback === undefined
+        ? ''
+        : ` [${q.secret ? MASK : q.fallback}${q.from === 'env' ? ', from the environment' : ''}]`;
+    for (let attempt = 1; ; attempt += 1) {
+      const answer = (await prompter.ask(`${q.label}${shown}: `, q.secret ?? false)).trim();
+      if (answer === '') return { value: q.fallback, typed: false };
+      try {
+        return { value: q.check(answer), typed: true };
+      } catch (error) {
+        if (!(error instanceof ZoteusError) || error.code !== 'validation_error') throw error;
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new ZoteusError(
+            'validation_error',
+            `${error.message} That was the ${ordinal(MAX_ATTEMPTS)} answer refused; nothing was saved.`,
+            {
+              hint: `Run \`zot config init\` again, or set ${q.envVar} in the environment instead.`,
+            },
+          );
+        }
+        io.stderr.write(
+          `${error.message} Try again, or press Enter ${q.fallback === undefined ? 'to leave it unset' : 'to keep the value in brackets'}.\n`,
+        );
+      }
+    }
   };
   try {
-    return await dialogue(question, current, file, path, profileName);
+    io.stderr.write(`Profile '${profileName}' in ${path}. Enter keeps the value in brackets.\n`);
+    const result = await dialogue(ask, current, effective, file, path, profileName);
+    io.stderr.write(`Saved to ${path}. Try: zot whoami\n`);
+    return result;
   } finally {
     prompter.close();
   }
 }
 
+/** A set secret, as a default is shown: never any of its characters. */
+const MASK = '********';
+
+function ordinal(n: number): string {
+  return ['first', 'second', 'third', 'fourth', 'fifth'][n - 1] ?? `${n}th`;
+}
+
+/** The default of a setting: the effective configuration's when given, else the profile's. */
+function fallbackOf(
+  effective: Config | undefined,
+  key: string,
+  value: string | number | undefined,
+  fromProfile: string | number | undefined,
+): { fallback: string | undefined; from: Source | undefined } {
+  if (effective === undefined)
+    return fromProfile === undefined || fromProfile === ''
+      ? { fallback: undefined, from: undefined }
+      : { fallback: String(fromProfile), from: 'profile' };
+  if (value === undefined) return { fallback: undefined, from: undefined };
+  return { fallback: String(value), from: effective.sources[key] ?? 'default' };
+}
+
 async function dialogue(
-  question: (label: string, fallback: string | undefined, secret?: boolean) => Promise<string | undefined>,
+  ask: Ask,
   current: Profile,
+  effective: Config | undefined,
   file: ConfigFile,
   path: string,
   profileName: string,
 ): Promise<Record<string, unknown>> {
-  const profile: Profile = {};
-  const libraryId = await question('Library id (your userID, or a group id)', current.library_id?.toString());
-  if (libraryId !== undefined) {
-    if (!/^\d+$/.test(libraryId))
-      throw new ZoteusError('validation_error', 'The library id must be a number.');
-    profile.library_id = libraryId;
-  }
-  const type = await question('Library type (user or group)', current.library_type ?? 'user');
-  if (type !== 'user' && type !== 'group')
-    throw new ZoteusError('validation_error', 'The library type must be user or group.');
-  profile.library_type = type;
-  const apiUrl = await question('Web API URL', current.api_url ?? 'https://api.zotero.org');
-  if (apiUrl) profile.api_url = parseApiUrl('api_url', apiUrl);
-  const key = await question(
-    'API key (https://www.zotero.org/settings/keys; empty keeps the current one)',
-    undefined,
-    true,
+  // Settings the wizard does not ask about (data_dir) stay as they were.
+  const profile: Profile = { ...current };
+  /** The answer goes into the profile when typed, or when Enter kept a value of the environment or the profile. */
+  const keep = (answer: { value: string | undefined; typed: boolean }, from: Source | undefined) =>
+    answer.value !== undefined && (answer.typed || from === 'env' || from === 'profile')
+      ? answer.value
+      : undefined;
+
+  const id = fallbackOf(effective, 'libraryId', effective?.libraryId, current.library_id);
+  const libraryId = keep(
+    await ask({
+      label: 'Library id (your userID, or a group id)',
+      ...id,
+      envVar: 'ZOTERO_LIBRARY_ID',
+      check: (answer) => {
+        if (!/^\d+$/.test(answer) || Number(answer) < 1 || !Number.isSafeInteger(Number(answer)))
+          throw new ZoteusError(
+            'validation_error',
+            `The library id must be a whole number, your userID or a group's id (https://www.zotero.org/settings/keys shows your userID); got '${answer.slice(0, 40)}'.`,
+          );
+        return String(Number(answer));
+      },
+    }),
+    id.from,
   );
-  const apiKey = key ?? current.api_key;
-  if (apiKey !== undefined) {
-    // The same rule as a key from the environment: any printable key a server may issue.
-    checkApiKey('api_key', apiKey);
-    profile.api_key = apiKey;
-  }
-  const dataDir = await question('Zotero data directory', current.zotero_data_dir);
-  if (dataDir) profile.zotero_data_dir = dataDir;
+  if (libraryId !== undefined) profile.library_id = libraryId;
+  else delete profile.library_id;
+
+  const type = fallbackOf(effective, 'libraryType', effective?.libraryType, current.library_type ?? 'user');
+  const libraryType = keep(
+    await ask({
+      label: 'Library type (user or group)',
+      ...type,
+      envVar: 'ZOTERO_LIBRARY_TYPE',
+      check: (answer) => {
+        const t = answer.toLowerCase();
+        if (t !== 'user' && t !== 'group')
+          throw new ZoteusError(
+            'validation_error',
+            `The library type must be user or group; got '${answer.slice(0, 40)}'.`,
+          );
+        if (t === 'group' && libraryId === undefined)
+          throw new ZoteusError(
+            'validation_error',
+            'A group library needs its id, and no library id was given: answer user, or start again with the group id.',
+          );
+        return t;
+      },
+    }),
+    type.from,
+  );
+  profile.library_type = libraryType === 'group' ? 'group' : 'user';
+
+  const url = fallbackOf(effective, 'apiUrl', effective?.apiUrl, current.api_url ?? 'https://api.zotero.org');
+  const apiUrl = keep(
+    await ask({
+      label: 'Web API URL',
+      ...url,
+      envVar: 'ZOTERO_API_URL',
+      check: (answer) => parseApiUrl('The Web API URL', answer),
+    }),
+    url.from,
+  );
+  if (apiUrl !== undefined) profile.api_url = apiUrl;
+  else delete profile.api_url;
+
+  const key = fallbackOf(effective, 'apiKey', effective?.apiKey, current.api_key);
+  const apiKey = keep(
+    await ask({
+      label: 'API key (https://www.zotero.org/settings/keys)',
+      ...key,
+      secret: true,
+      envVar: 'ZOTERO_API_KEY',
+      check: (answer) => {
+        // The same rule as a key from the environment: any printable key a server may issue.
+        checkApiKey('api_key', answer);
+        return answer;
+      },
+    }),
+    key.from,
+  );
+  if (apiKey !== undefined) profile.api_key = apiKey;
+  else delete profile.api_key;
+
+  const dir = fallbackOf(effective, 'zoteroDataDir', effective?.zoteroDataDir, current.zotero_data_dir);
+  const dataDir = keep(
+    await ask({
+      label: 'Zotero data directory',
+      ...dir,
+      envVar: 'ZOTERO_DATA_DIR',
+      check: (answer) => answer,
+    }),
+    dir.from,
+  );
+  if (dataDir !== undefined) profile.zotero_data_dir = dataDir;
+  else delete profile.zotero_data_dir;
+
   file.profiles[profileName] = profile;
   file.default_profile ??= profileName;
   writeConfigFile(path, file);

@@ -4,12 +4,15 @@
  */
 import * as z from 'zod';
 import { resultLine } from '../../core/items/digest.js';
+import { checkListingFields, fieldNames } from '../../core/items/read/compact.js';
+import { checkItemTypeFilter } from '../../core/items/read/filters.js';
+import { localSchema } from '../../core/items/schema.js';
 import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
 
 // The port module is a light one (types and this list), so `zot --help` stays cheap.
 import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../core/library/port.js';
-import { asItemJson, webApiItem } from './shared.js';
+import { asListedJson, listedItem } from './shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
@@ -45,6 +48,44 @@ function summary(
   return pageLine(out, out.items.length, what) + cut + (out.message ? ` ${out.message}` : '');
 }
 
+/** A value of a chosen field as text: names of creators, tag names, lists joined. */
+function shown(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) {
+    return value
+      .map((v) => {
+        if (v === null || typeof v !== 'object') return String(v);
+        const o = v as Record<string, unknown>;
+        if (typeof o.tag === 'string') return o.tag;
+        if (typeof o.lastName === 'string' || typeof o.name === 'string') {
+          return typeof o.name === 'string'
+            ? o.name
+            : [o.lastName, o.firstName].filter((p) => typeof p === 'string' && p !== '').join(', ');
+        }
+        return Object.values(o).map(String).join(' ');
+      })
+      .join('; ');
+  }
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${k}: ${shown(v)}`)
+      .join(', ');
+  }
+  return String(value);
+}
+
+/** One line per item with `fields`: its key, then each chosen field it has, in the order asked. */
+function fieldsLine(item: { key: string; meta?: object; data?: object }, names: readonly string[]): string {
+  const meta = (item.meta ?? {}) as Record<string, unknown>;
+  const data = (item.data ?? {}) as Record<string, unknown>;
+  const own = item as Record<string, unknown>;
+  const values = names
+    .filter((name) => name !== 'key')
+    .map((name) => shown(name in meta ? meta[name] : name in data ? data[name] : own[name]))
+    .filter((text) => text !== '');
+  return [item.key, ...values].join('  ');
+}
+
 export default defineTool({
   name: 'zotero_search_items',
   title: 'Search Zotero items (read-only)',
@@ -52,13 +93,15 @@ export default defineTool({
     'Search or list the items of a library: words in title, creators and year (or everywhere), filters, sorting, paging.',
   description: [
     'Read-only; changes nothing. Finds items and returns them in the Zotero Web API JSON shape (key, version, meta, data with',
-    'every field, creators, tags, collections), whichever backend answers: the desktop’s zotero.sqlite or local API when',
-    'available (fast, as of the desktop’s last sync), else the Web API; `backend` says which.',
+    'its fields, creators, tags, collections), whichever backend answers: the desktop’s zotero.sqlite or local API when',
+    'available (fast, as of the desktop’s last sync), else the Web API; `backend` says which. Empty values (empty strings',
+    'and lists, null) are left out; fields chooses which fields each item keeps (e.g. ["key", "title", "creators", "year"]).',
     'q is split into words on spaces and punctuation, case- and accent-insensitively, and every word must match',
     '("sea level" finds "Sea-level", "muller" finds "Müller"): in the title, creators and year (qmode "titleCreatorYear",',
     'the default), or in any field, tag, note and indexed full text (qmode "everything"; a child note or full text counts for',
-    'its parent). Without q it lists the library (or collection_key’s items), newest change first. Filters: item_type and',
-    'tag (exact, case-sensitive tag names; zotero_list_tags lists them), collection_key (zotero_list_collections finds keys),',
+    'its parent). Without q it lists the library (or collection_key’s items), newest change first. Filters: item_type (Zotero’s',
+    'item types; an unknown one is refused) and tag (exact, case-sensitive tag names; zotero_list_tags lists them; when none',
+    'matches, message names a tag that differs only in case or spacing), collection_key (zotero_list_collections finds keys),',
     'since (a library',
     'version: only items changed after it), include_trashed (default false), added_within_days (items added in the last N days,',
     'newest first; an addition to the Web API parameters). It returns works, not their parts: top-level items (regular items,',
@@ -153,11 +196,21 @@ export default defineTool({
         .describe(
           'Only items added in the last N days, newest first (direction "asc": oldest first). Not a Web API parameter: Zoteus reads the newest items until it passes the cut-off (at most 10,000).',
         ),
+      fields: z
+        .array(z.string().min(1).max(500))
+        .min(1)
+        .max(50)
+        .optional()
+        .describe(
+          'The fields each item keeps, e.g. key, title, creators, year (an entry may hold several, comma-separated): Zotero field names as its schema spells them, plus version, library, creatorSummary, parsedDate, numChildren and year. The key is always kept. Default: every field that is not empty.',
+        ),
       ...libraryParams,
     })
     .strict(),
   output: z.object({
-    items: z.array(webApiItem).describe('This page of matching items, in the Web API JSON shape.'),
+    items: z
+      .array(listedItem)
+      .describe('This page of matching items, in the Web API JSON shape without empty values.'),
     totalResults: z.number().int().describe('Items matching in total, not just this page.'),
     start: z.number().int().describe('The offset this page starts at.'),
     complete: z
@@ -186,13 +239,24 @@ export default defineTool({
     provenance: provenanceField,
   }),
   rows: 'items',
+  check(input, { config }) {
+    if (input.item_type === undefined && input.fields === undefined) return;
+    const schema = localSchema(config);
+    checkItemTypeFilter(schema, input.item_type);
+    checkListingFields(schema, input.fields);
+  },
   summarize: summary,
-  text: (out, input) =>
-    [summary(out, input), ...out.items.map((item) => resultLine(item as never as WebApiItem))].join('\n'),
+  text: (out, input) => {
+    const names = fieldNames(input.fields);
+    return [
+      summary(out, input),
+      ...out.items.map((item) => (names ? fieldsLine(item, names) : resultLine(item as never as WebApiItem))),
+    ].join('\n');
+  },
   async run(input, deps) {
     const { searchItems } = await import('../../core/items/read/search.js');
     const { include_children: children, ...rest } = input;
     const out = await searchItems(deps, { ...rest, top: children !== true });
-    return { ...out, items: out.items.map(asItemJson), provenance: PROVENANCE };
+    return { ...out, items: out.items.map(asListedJson), provenance: PROVENANCE };
   },
 });

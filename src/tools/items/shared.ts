@@ -55,11 +55,60 @@ export const webApiItem = z
 export type ItemJson = z.infer<typeof webApiItem>;
 
 /**
+ * An item as a listing returns it (issue 16, point 18): the Web API shape without its empty
+ * values (empty strings, lists and objects, null), and with `fields` only the chosen ones, so
+ * every property but the key may be absent.
+ */
+export const listedItem = z
+  .looseObject({
+    key: z.string().describe('8-character item key (always present).'),
+    version: z.number().optional().describe('The item’s version (changes on every edit).'),
+    library: z
+      .looseObject({ type: z.enum(['user', 'group']), id: z.number(), name: z.string().optional() })
+      .optional(),
+    meta: z
+      .looseObject({
+        creatorSummary: z.string().optional().describe('"Church and White", "Vaswani et al."'),
+        parsedDate: z.string().optional().describe('The date as YYYY, YYYY-MM or YYYY-MM-DD.'),
+        numChildren: z.number().optional().describe('Child notes and attachments not in the trash.'),
+        year: z.string().optional().describe('The year of the date, four digits (when fields names year).'),
+      })
+      .optional(),
+    data: z
+      .looseObject({
+        key: z.string().optional(),
+        version: z.number().optional(),
+        itemType: z.string().optional().describe('journalArticle, book, note, attachment, …'),
+        title: z.string().optional(),
+        creators: z.array(creator).optional(),
+        tags: z.array(tag).optional(),
+        collections: z.array(z.string()).optional().describe('Keys of the collections the item is in.'),
+        parentItem: z.string().optional().describe('Key of the parent, for a child note or attachment.'),
+        dateAdded: z.string().optional(),
+        dateModified: z.string().optional(),
+      })
+      .optional()
+      .describe(
+        'The item’s fields by name, those that are not empty (all of them, or those fields names): creators, tags, collections, relations, dateAdded, dateModified; note (HTML) for notes; contentType, filename, linkMode for attachments; deleted: 1 when in the trash.',
+      ),
+  })
+  .describe(
+    'An item in the Zotero Web API JSON shape (the same whichever backend answered), without its empty values.',
+  );
+
+export type ListedItemJson = z.infer<typeof listedItem>;
+
+/**
  * The reader's items as the output schema types them: the same objects (the schema is loose:
  * every field the backend sends is kept), only the interface lacks the index signatures.
  */
 export function asItemJson(item: WebApiItem): ItemJson {
   return item as unknown as ItemJson;
+}
+
+/** A listing's items as the output schema types them (the same objects). */
+export function asListedJson(item: object): ListedItemJson {
+  return item as unknown as ListedItemJson;
 }
 
 export const digestSchema = z.object({

@@ -278,8 +278,13 @@ function listTags(r: LibraryRoute, items: ItemData[]): true {
       rows.set(id, row);
     }
   }
+  // `q` (+ `qmode`): tags whose name contains q (or starts with it), case-insensitively.
+  const q = r.ctx.params.get('q')?.trim().toLowerCase();
+  const startsWith = r.ctx.params.get('qmode') === 'startsWith';
+  const named = (t: TagRow) =>
+    !q || (startsWith ? t.tag.toLowerCase().startsWith(q) : t.tag.toLowerCase().includes(q));
   const spec: ListSpec<TagRow> = {
-    objects: [...rows.values()],
+    objects: [...rows.values()].filter(named),
     keyOf: (t) => t.tag,
     render: (t) => tagJson(rc(r), t.tag, t.type, t.numItems),
     sorts: { title: (t) => t.tag, numItems: (t) => t.numItems },

@@ -8,8 +8,11 @@ import { ZoteusError } from '../../errors.js';
 import type { LibraryArgs } from '../../library/address.js';
 import type { ItemQuery, LibraryReader, WebApiItem } from '../../library/port.js';
 import type { Deps } from '../../tool.js';
+import { localSchema, type ItemSchema } from '../schema.js';
 import { boundItem, fitRows, nextStartOf } from './bounds.js';
-import { answered, openReader, type Answered } from './common.js';
+import { answered, openReader, type Answered, type OpenedLibrary } from './common.js';
+import { fieldNames, pickFields, withoutEmpty, type ListedItem } from './compact.js';
+import { tagSearchWord, tagVariantsMessage, wantedTags } from './filters.js';
 
 import type { SortField } from '../../library/port.js';
 
@@ -36,10 +39,13 @@ export interface SearchInput extends LibraryArgs {
   start?: number | undefined;
   limit?: number | undefined;
   added_within_days?: number | undefined;
+  /** The fields each item keeps (entries may be comma lists); every field that is not empty by default. */
+  fields?: readonly string[] | undefined;
 }
 
 export interface SearchOutput extends Answered {
-  items: WebApiItem[];
+  /** Items without their empty values (only the chosen fields with `fields`). */
+  items: ListedItem[];
   totalResults: number;
   start: number;
   complete?: boolean;
@@ -83,6 +89,9 @@ export function itemQuery(input: SearchInput): ItemQuery {
   return query;
 }
 
+/** A page as the reader answered it, before it is made compact and bounded. */
+type RawPage = Omit<SearchOutput, keyof Answered | 'items'> & { items: WebApiItem[] };
+
 export async function searchItems(deps: Deps, input: SearchInput): Promise<SearchOutput> {
   if (input.added_within_days !== undefined && input.sort !== undefined && input.sort !== 'dateAdded') {
     throw new ZoteusError(
@@ -91,30 +100,96 @@ export async function searchItems(deps: Deps, input: SearchInput): Promise<Searc
       { field: 'sort', hint: 'Omit sort (or use "dateAdded"); direction "asc" lists the oldest first.' },
     );
   }
-  const { reader, route } = await openReader(deps, input);
+  const shape = shaper(deps, input);
+  const opened = await openReader(deps, input);
+  const { reader, route } = opened;
   const start = input.start ?? 0;
   const limit = input.limit ?? DEFAULT_LIMIT;
   const query = itemQuery(input);
+  let page: RawPage;
   if (input.added_within_days !== undefined) {
-    return bounded({
-      ...(await addedWithin(deps, reader, query, input.added_within_days, start, limit)),
-      ...answered(route),
-    });
+    page = await addedWithin(deps, reader, query, input.added_within_days, start, limit);
+  } else {
+    const { items, totalResults, notice } = await reader.items({ ...query, start, limit });
+    page = { items, totalResults, start, ...(notice ? { message: notice } : {}) };
   }
-  const { items, totalResults, notice } = await reader.items({ ...query, start, limit });
-  return bounded({ items, totalResults, start, ...(notice ? { message: notice } : {}), ...answered(route) });
+  if (page.totalResults === 0 && input.tag !== undefined) {
+    const variants = await tagVariants(deps, opened, input);
+    if (variants) page.message = page.message ? `${page.message} ${variants}` : variants;
+  }
+  return { ...bounded(page, shape), ...answered(route) };
+}
+
+/** How a listed item is shaped: without its empty values, and with only `fields` when given. */
+function shaper(deps: Deps, input: SearchInput): (item: WebApiItem) => ListedItem {
+  const names = fieldNames(input.fields);
+  if (names === undefined) return (item) => withoutEmpty(item);
+  const schema: ItemSchema = localSchema(deps.config);
+  return (item) => pickFields(item, names, schema);
 }
 
 /**
- * A page within the size bound (bounds.ts): long text fields cut at SEARCH_FIELD_CHARS and long
- * lists at ITEM_LIST_MAX entries (`truncatedFields` names them), then as many items as fit.
+ * Why a tag filter found nothing, when the library has a wanted tag in another case or spacing
+ * (tags match exactly): from the backend's tag list on the desktop's backends, from one tag
+ * search of at most 100 tags on the Web API (for the first wanted tag). Never fails the search.
  */
-function bounded(out: SearchOutput): SearchOutput {
+async function tagVariants(
+  deps: Deps,
+  { reader, route }: OpenedLibrary,
+  input: SearchInput,
+): Promise<string | undefined> {
+  const wanted = wantedTags(input.tag);
+  if (wanted.length === 0) return undefined;
+  const includeTrashed = input.include_trashed === true;
+  try {
+    if (reader.backend !== 'web') {
+      const tags = await reader.tags({ includeTrashed });
+      return tagVariantsMessage(
+        wanted,
+        tags.map((t) => t.tag),
+        true,
+      );
+    }
+    const first = wanted[0] as string;
+    const { webClient } = await import('../../library/keys.js');
+    const client = await webClient(deps);
+    const response = await client.request<unknown>('GET', `/${route.library}/tags`, {
+      query: {
+        q: tagSearchWord(first),
+        qmode: 'contains',
+        limit: TAG_SEARCH_LIMIT,
+        ...(includeTrashed ? { includeTrashed: 1 } : {}),
+      },
+      call: client.newCall(),
+    });
+    const objects = Array.isArray(response.data) ? (response.data as Array<{ tag?: unknown }>) : [];
+    const names = objects.map((o) => o?.tag).filter((t): t is string => typeof t === 'string');
+    const complete = (response.totalResults ?? names.length) <= names.length;
+    return tagVariantsMessage([first], names, complete);
+  } catch (error) {
+    deps.log.debug(`Looking for variants of the tag filter failed: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Tags one Web API tag search reads when a tag filter found nothing. */
+const TAG_SEARCH_LIMIT = 100;
+
+/**
+ * A page within the size bound (bounds.ts): long text fields cut at SEARCH_FIELD_CHARS and long
+ * lists at ITEM_LIST_MAX entries (`truncatedFields` names those the page shows), each item
+ * shaped (empty values left out, or only `fields`), then as many items as fit.
+ */
+function bounded(out: RawPage, shape: (item: WebApiItem) => ListedItem): Omit<SearchOutput, keyof Answered> {
   const cuts: Array<{ key: string; field: string; length: number }> = [];
   const items = out.items.map((item) => {
     const b = boundItem(item, SEARCH_FIELD_CHARS);
-    for (const cut of b.cuts) cuts.push({ key: item.key, field: cut.field, length: cut.length });
-    return b.item;
+    const shaped = shape(b.item);
+    const data = (shaped.data ?? {}) as Record<string, unknown>;
+    for (const cut of b.cuts) {
+      if (data[cut.field] !== undefined) cuts.push({ key: item.key, field: cut.field, length: cut.length });
+    }
+    return shaped;
   });
   const fit = fitRows(items);
   const shown = new Set(fit.rows.map((i) => i.key));
@@ -140,7 +215,7 @@ async function addedWithin(
   days: number,
   start: number,
   limit: number,
-): Promise<Omit<SearchOutput, keyof Answered>> {
+): Promise<RawPage> {
   const cutoff = deps.clock.now() - days * DAY_MS;
   const window: WebApiItem[] = [];
   let capped = false;
@@ -168,7 +243,7 @@ async function addedWithin(
     }
   }
   if (query.direction === 'asc') window.reverse();
-  const out: Omit<SearchOutput, keyof Answered> = {
+  const out: RawPage = {
     items: window.slice(start, start + limit),
     totalResults: window.length,
     start,

@@ -48,6 +48,16 @@ afterAll(async () => {
 });
 
 describe('item types are checked against Zotero’s schema', () => {
+  it('`zot semantic-search --type bok` too: refused before the index is read', async () => {
+    const r = await zot(['semantic-search', 'ice', '--type', 'bok'], sample.env());
+    expect(r.code).toBe(3);
+    expect(r.envelope.error).toMatchObject({
+      code: 'validation_error',
+      field: 'item_type',
+      message: "--type 'bok' is not a Zotero item type (did you mean 'book'?).",
+    });
+  });
+
   it('`zot search --type bok` is a validation_error with "did you mean book", exit 3', async () => {
     const r = await zot(['search', '--type', 'bok'], sample.env());
     expect(r.code).toBe(3);

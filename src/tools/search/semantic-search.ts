@@ -4,6 +4,8 @@
  * reciprocal-rank fusion), over one library or several.
  */
 import * as z from 'zod';
+import { checkItemTypeFilter } from '../../core/items/read/filters.js';
+import { localSchema } from '../../core/items/schema.js';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { defineTool } from '../../core/tool.js';
 import { provenanceField } from '../shared/output.js';
@@ -142,6 +144,10 @@ export default defineTool({
       .filter((l) => l.index !== 'building')
       .map((l) => l.library)
       .join(', ')})${building.length ? `; still indexing ${building.join(', ')}` : ''}.`;
+  },
+  // An item type Zotero does not have would match nothing: refused offline, with the closest.
+  check(input, { config }) {
+    if (input.item_type !== undefined) checkItemTypeFilter(localSchema(config), input.item_type);
   },
   async run(input, deps) {
     const { semanticSearch } = await import('../../core/search-index/semantic.js');

@@ -34,7 +34,7 @@ export default defineTool({
     'the nearest heading, and page (exact) or pageApprox (estimated, when the index has no page breaks); page_range ("3-5") returns those pages;',
     'outline: true returns the PDF’s table of contents with pages (its first entries, up to about 40 KB); no mode returns the start of the text (max_chars, default 10000) with totalChars — use offset (the previous end) to read on,',
     'and prefer q over reading a long document whole. source says which source answered; complete is false when Zotero indexed only some pages (indexedPages of totalPages) and the file is not here.',
-    'not_found when the item has no attachment with text. Use zotero_search_items to find items by words; zotero_get_item lists an item’s attachments.',
+    'not_found when the item has no attachment with text, or when item_key names no item (a string not of Zotero’s key form included; a key another library on this computer holds says which). Use zotero_search_items to find items by words; zotero_get_item lists an item’s attachments.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -68,7 +68,7 @@ export default defineTool({
     '10,000; offset reads the longer ones on, truncatedFields says which were cut and where they end), a list field at most 100',
     'entries, each child’s text its first 2,000 characters (zotero_list_notes reads notes whole), and the children fill about',
     '40 KB: childrenTotal counts them all and nextChildrenStart, when present, is the children_start of the next page.',
-    'An item_key that names no item is not_found, a string that is not of Zotero’s key form included: find keys with zotero_search_items.',
+    'An item_key that names no item is not_found, a string that is not of Zotero’s key form included (when another library on this computer holds the key, the message says which and how to address it): find keys with zotero_search_items.',
     'Use zotero_summarize instead for a compact digest of one or many items. `backend` says which backend answered.',
   ].join(' '),
   tier: 'read',

@@ -45,7 +45,7 @@ export default defineTool({
     'characters: a citation line (creators (year). Title. Container, volume(issue), pages. DOI), creators, year, the first',
     '400 characters of the abstract, tags, collections (with names), child notes (first line and first 200 characters),',
     'attachments, and whether readable full text exists (each list keeps its first 20; omitted counts the rest). Give item_keys',
-    '(up to 100) for those items (a key that names no item makes the call not_found); or omit them for the top-level items of',
+    '(up to 100) for those items (a key that names no item, or is not of Zotero’s key form, makes the call not_found, saying which library on this computer holds it when another does); or omit them for the top-level items of',
     'the library (or of collection_key) in the order they were added, paged by start/limit (25 by default; all: true fills the',
     'answer instead, up to its size bound). An answer holds at most about 40 KB of digests: a page the bound cuts short says',
     'truncated: true, and nextStart says where the next page starts (pass it as start; absent on the last page); with',

@@ -16,7 +16,7 @@ export interface HelpOptions {
   refs?: RefRenderer;
   /** Every input field of the command tree (what `speakCli` may rename). */
   known?: ReadonlySet<string>;
-  /** The terminal's width; help wraps its prose to it (at most 100 columns). */
+  /** The terminal's width; help wraps its prose to it (at most 100 columns), else not at all. */
   width?: number | undefined;
 }
 
@@ -40,7 +40,9 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-const helpWidth = (options: HelpOptions) => Math.max(40, Math.min(100, options.width ?? 100));
+/** Wrapped only to a known width (a terminal's, or COLUMNS), as tables are fitted. */
+const helpWidth = (options: HelpOptions) =>
+  options.width === undefined ? Number.POSITIVE_INFINITY : Math.max(40, Math.min(100, options.width));
 
 const DISABLED = 'disabled: ZOTEUS_READ_ONLY=true';
 

@@ -5,7 +5,7 @@
  * the command's `--collection`, `include_children: true` the flag `--include-children`.
  */
 import type { RefRenderer } from '../../core/call/refs.js';
-import type { Param } from './params.js';
+import type { Param, ParamsTable } from './params.js';
 import { allCommands, type CommandNode, type Speak } from './tree.js';
 
 /** How a parameter of this command is spelled: its flag, or its argument's metavar. */
@@ -42,7 +42,8 @@ export function speakCli(
   return text
     .replace(TOOL, (whole, tool: string) => (tool.length > 7 ? refs.tool(tool, {}) : whole))
     .replace(SETTING, (whole, name: string, value: string) => {
-      if (!isField(name)) return whole;
+      // A one-word name of another command's input ("key: 8 characters") is prose.
+      if (!(isOwn(name) || (name.includes('_') && isField(name)))) return whole;
       const flag = spelling(params, name, refs);
       if (value === 'true') return flag;
       if (value === 'false') return `without ${flag}`;
@@ -59,13 +60,17 @@ export function speakCli(
     .replace(LETTER, (whole, name: string) => (isOwn(name) ? spelling(params, name, refs) : whole));
 }
 
-/** Every input field name of the tree's commands (what `speakCli` may rename). */
-export function inputNames(root: CommandNode): Set<string> {
-  return new Set(allCommands(root).flatMap((n) => n.params.map((p) => p.name)));
+/**
+ * Every input field name of the commands (what `speakCli` may rename): from the build's table
+ * of every command's parameters when there is one, since a fast start's tree holds only some.
+ */
+export function inputNames(root: CommandNode, params?: Readonly<ParamsTable>): Set<string> {
+  const lists = params ? Object.values(params) : allCommands(root).map((n) => n.params);
+  return new Set(lists.flatMap((list) => list.map((p) => p.name)));
 }
 
 /** The speaker of a whole command tree: each node's prose with its own flags. */
-export function treeSpeaker(root: CommandNode, refs: RefRenderer): Speak {
-  const known = inputNames(root);
+export function treeSpeaker(root: CommandNode, refs: RefRenderer, params?: Readonly<ParamsTable>): Speak {
+  const known = inputNames(root, params);
   return (text, node) => speakCli(text, node.params, refs, known);
 }

@@ -68,7 +68,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
         const helpOptions = {
           readOnly: readOnlyFor(env, parsed.controls.profile),
           refs,
-          known: inputNames(root),
+          known: inputNames(root, options.params),
           width: terminalWidth(io.stdout, env),
         };
         writer.raw(
@@ -83,7 +83,7 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       if (!parsed.controls.help) throw missingSubcommand(parsed.node);
       writer.envelope(
         successEnvelope(
-          schemaNode(parsed.node, treeSpeaker(root, refs)),
+          schemaNode(parsed.node, treeSpeaker(root, refs, options.params)),
           meta(requestId, startedAt, clock.now()),
         ),
       );
@@ -168,19 +168,15 @@ async function dispatch(
     case 'schema': {
       const { schemaData } = await import('./builtins/schema.js');
       const { treeSpeaker } = await import('./cli-words.js');
-      const speak = treeSpeaker(root, cliRefRenderer(options.commands ?? commandRefs(options.tools)));
+      const refs = cliRefRenderer(options.commands ?? commandRefs(options.tools));
+      const speak = treeSpeaker(root, refs, options.params);
       return succeed(schemaData(root, (input.command as string[] | undefined) ?? [], speak));
     }
     case 'config show':
       return succeed(showConfig(config));
     case 'config get': {
-      const name = input.name as ConfigName | undefined;
-      const choices = node.params[0]?.choices ?? [];
-      if (name === undefined || !choices.includes(name)) {
-        throw new ZoteusError('validation_error', `\`zot config get\` needs one of: ${choices.join(', ')}.`, {
-          field: 'name',
-        });
-      }
+      // The parser has held the name to the settings already (argv.ts: did you mean).
+      const name = input.name as ConfigName;
       const value = configValue(config, name) ?? null;
       // Raw by default: `export ZOT_API_KEY="$(zot config get api_key)"` is its purpose.
       if (controls.json) {

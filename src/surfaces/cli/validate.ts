@@ -1,6 +1,7 @@
 /** Input validation at the CLI boundary: zod issues become one `validation_error` naming the field. */
 import { ZoteusError } from '../../core/errors.js';
 import { checkInputBounds } from '../../core/input-bounds.js';
+import { sentence } from '../../core/words.js';
 import { describeIssue, type DescribedIssue, type IssueNaming } from '../../core/input-issues.js';
 import type { AnyTool, CliCommand } from '../../core/tool.js';
 import { kebab } from './params.js';
@@ -37,7 +38,7 @@ export function validateInput(
     (issue) => missingFile(command, issue, raw, naming) ?? describeIssue(issue, tool.input, raw, naming),
   );
   const first = described[0];
-  throw new ZoteusError('validation_error', `${sentence(described.map((d) => d.text).join('; '))}.`, {
+  throw new ZoteusError('validation_error', sentence(described.map((d) => d.text).join('; ')), {
     ...(first?.field ? { field: first.field } : {}),
     hint: `Run \`zot schema ${command.path.join(' ')}\` for the accepted arguments.`,
   });
@@ -65,6 +66,3 @@ function missingFile(
 }
 
 /** A message starts with a capital unless it starts with an input's name. */
-function sentence(text: string): string {
-  return /^[a-z]/.test(text) ? text[0]!.toUpperCase() + text.slice(1) : text;
-}

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { ZoteusError } from '../../core/errors.js';
 import { checkInputBounds } from '../../core/input-bounds.js';
 import { didYouMean } from '../../core/did-you-mean.js';
+import { sentence } from '../../core/words.js';
 import { describeIssue, type IssueNaming } from '../../core/input-issues.js';
 import type { AnyTool } from '../../core/tool.js';
 
@@ -89,7 +90,7 @@ export function parseArguments(
     );
     throw new ZoteusError(
       'validation_error',
-      `Invalid arguments for ${tool.name}: ${described.join('; ')}.`,
+      sentence(`Invalid arguments for ${tool.name}: ${described.join('; ')}`),
       {
         ...(first && first.path.length > 0 ? { field: pathOf(first.path) } : {}),
         hint: "Check the arguments against the tool's inputSchema.",

@@ -259,6 +259,15 @@ export default defineTool({
   },
   check: (input) => checkWithExample(input),
   bulk: (input) => tagsBulk(input),
+  async confirmation(input, desktop) {
+    const { confirmDeleteTags, confirmRemoveTag } = await import('./confirm.js');
+    if (input.action === 'delete')
+      return await confirmDeleteTags(
+        [...(input.tags ?? []), ...(input.tag !== undefined ? [input.tag] : [])],
+        desktop,
+      );
+    return await confirmRemoveTag(input.tag ?? '', input.item_keys ?? [], desktop);
+  },
   plan(input, deps) {
     switch (input.action) {
       case 'add_items':

@@ -70,6 +70,21 @@ describe('the confirmation question', () => {
     expect(cloudReads()).toEqual([]);
   });
 
+  it('names the tag and how many items carry it', async () => {
+    const removed = await atTerminal(
+      ['tag', 'remove', 'sea level', I.seaLevelArticle, I.attentionPaper],
+      'n',
+    );
+    expect(removed.stdout).toContain(
+      'will remove tag "sea level" from 2 items (1 of them carries it). Proceed? [y/N]',
+    );
+    const deleted = await atTerminal(['tag', 'delete', 'sea level'], 'n');
+    expect(deleted.stdout).toMatch(
+      /will delete tag "sea level" from the 3 items that carry it\. Proceed\? \[y\/N\]/,
+    );
+    expect(cloudReads()).toEqual([]);
+  });
+
   it('"n" changes nothing and is confirmation_required in the envelope', async () => {
     const r = await atTerminal(['collection', 'remove', C.climate, I.seaLevelArticle], 'n', {
       ZOT_FORMAT: 'json',

@@ -80,7 +80,7 @@ describe('the confirmation question', () => {
     );
     const deleted = await atTerminal(['tag', 'delete', 'sea level'], 'n');
     expect(deleted.stdout).toMatch(
-      /will delete tag "sea level" from the 3 items that carry it\. Proceed\? \[y\/N\]/,
+      /will delete tag "sea level" from the 10 items that carry it\. Proceed\? \[y\/N\]/,
     );
     expect(cloudReads()).toEqual([]);
   });

@@ -48,6 +48,17 @@ afterAll(async () => {
 });
 
 describe('item types are checked against Zotero’s schema', () => {
+  it('`--type -attachment` is a value (an excluding filter), not an unknown flag', async () => {
+    const r = await zot(['search', '--type', '-attachment', '--include-children'], sample.env());
+    expect(r.code).toBe(0);
+    const items = (r.envelope.data as { items: Array<{ data: { itemType: string } }> }).items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.filter((i) => i.data.itemType === 'attachment')).toEqual([]);
+    const typo = await zot(['search', '--type', '-atachment'], sample.env());
+    expect(typo.code).toBe(3);
+    expect(typo.envelope.error.message).toContain("did you mean 'attachment'?");
+  });
+
   it('`zot semantic-search --type bok` too: refused before the index is read', async () => {
     const r = await zot(['semantic-search', 'ice', '--type', 'bok'], sample.env());
     expect(r.code).toBe(3);

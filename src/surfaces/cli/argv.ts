@@ -104,7 +104,8 @@ function commandHint(node: CommandNode, word: string): { near: string; hint: str
 }
 
 /**
- * `--limit -5`: a valued option followed by a word that is a negative number takes it as its
+ * `--limit -5`, `--type -attachment`: a valued option followed by a word that starts with one
+ * dash and is no flag of this command (a negative number, an excluding filter) takes it as its
  * value (Node's parser would call it ambiguous), as `--limit=-5` would.
  */
 function joinNegativeValues(
@@ -117,6 +118,10 @@ function joinNegativeValues(
     valued.set(`--${long}`, long);
     if (o.short) valued.set(`-${o.short}`, long);
   }
+  const shorts = new Set(Object.values(options).flatMap((o) => (o.short ? [o.short] : [])));
+  // `-y` or a cluster of this command's short flags (`-yV`) is flags; any other single-dash word is a value.
+  const isValue = (word: string) =>
+    /^-(\d|\.\d)/.test(word) || (/^-[^-]/.test(word) && ![...word.slice(1)].every((c) => shorts.has(c)));
   const out: string[] = [];
   for (let i = 0; i < rest.length; i += 1) {
     const token = rest[i] as string;
@@ -126,7 +131,7 @@ function joinNegativeValues(
     }
     const long = valued.get(token);
     const next = rest[i + 1];
-    if (long !== undefined && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+    if (long !== undefined && next !== undefined && isValue(next)) {
       out.push(`--${long}=${next}`);
       i += 1;
     } else out.push(token);

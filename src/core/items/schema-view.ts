@@ -5,6 +5,7 @@
  * bundled copy (schema.ts: `onlineSchema` never fails for want of the network); `source` says
  * which. The whole schema is about 26 KB of JSON, within one answer's bound.
  */
+import { didYouMean } from '../did-you-mean.js';
 import { ZoteusError } from '../errors.js';
 import { webClient } from '../library/keys.js';
 import type { Deps } from '../tool.js';
@@ -27,9 +28,14 @@ export function viewOf(schema: ItemSchema, itemType?: string): SchemaView {
   const types = [...schema.types.values()];
   const chosen = itemType === undefined ? types : types.filter((t) => t.itemType === itemType);
   if (itemType !== undefined && chosen.length === 0) {
+    const near = didYouMean(
+      itemType,
+      types.map((t) => t.itemType),
+      (t) => `'${t}'`,
+    );
     throw new ZoteusError(
       'not_found',
-      `There is no item type ${JSON.stringify(itemType)} in Zotero's schema.`,
+      `There is no item type ${JSON.stringify(itemType)} in Zotero's schema${near ? ` (${near})` : ''}.`,
       {
         field: 'item_type',
         hint: `Item types: ${types.map((t) => t.itemType).join(', ')}.`,

@@ -78,6 +78,14 @@ describe('zotero_schema', () => {
         arguments: { item_type: 'scroll' },
       })) as CallToolResult;
       expect(unknown._meta?.['zoteus/error']).toMatchObject({ code: 'not_found', field: 'item_type' });
+      const typo = (await mcp.client.callTool({
+        name: 'zotero_schema',
+        arguments: { item_type: 'bok' },
+      })) as CallToolResult;
+      expect(typo._meta?.['zoteus/error']).toMatchObject({
+        code: 'not_found',
+        message: `There is no item type "bok" in Zotero's schema (did you mean 'book'?).`,
+      });
       // Checked once: the answer is kept for a day.
       expect(world.server.log.filter((e) => e.path === '/schema')).toHaveLength(1);
     } finally {

@@ -59,6 +59,23 @@ describe('item types are checked against Zotero’s schema', () => {
     expect(typo.envelope.error.message).toContain("did you mean 'attachment'?");
   });
 
+  it('`zot semantic-search --collection` with a key that names no collection is not_found, not 0 hits', async () => {
+    const r = await zot(['semantic-search', 'ice', '--collection', 'ZZZZ2345'], sample.env());
+    expect(r.envelope.error).toMatchObject({
+      code: 'not_found',
+      field: 'collection_key',
+      message: 'No collection "ZZZZ2345" in users/8675309.',
+    });
+    expect(r.code).toBe(4);
+    // A collection that exists and holds no match is an answer with no hits.
+    const empty = await zot(
+      ['semantic-search', 'transformer attention', '--collection', 'SEALEVE2'],
+      sample.env(),
+    );
+    expect(empty.code).toBe(0);
+    expect((empty.envelope.data as { hits: unknown[] }).hits).toEqual([]);
+  });
+
   it('`zot semantic-search --type bok` too: refused before the index is read', async () => {
     const r = await zot(['semantic-search', 'ice', '--type', 'bok'], sample.env());
     expect(r.code).toBe(3);

@@ -20,6 +20,7 @@ import {
 } from './service.js';
 import { openIndexDb } from './store.js';
 import { toolRef } from '../call/refs.js';
+import type { LibraryReader } from '../library/port.js';
 
 export interface SemanticInput extends LibraryArgs {
   q: string;
@@ -104,6 +105,10 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
         itemType: input.item_type,
         collectionKey: input.collection_key,
       });
+      // A collection filter that matched nothing may name no collection: an error, not 0 hits
+      // (checked only then, so a search that finds something costs nothing more).
+      if (input.collection_key !== undefined && ranked.hits.length === 0)
+        await mustHaveCollection(lib.reader, input.collection_key, lib.library);
       const topLevel = topLevelItems(db);
       answers.push({
         library: lib.library,
@@ -185,4 +190,13 @@ async function prepare(
   );
   if (started) deps.progress(backgroundBuildStarted(lib.library));
   return 'building';
+}
+
+async function mustHaveCollection(reader: LibraryReader, key: string, library: string): Promise<void> {
+  const { collections } = await reader.collections({ keys: [key], counts: false });
+  if (collections.some((c) => c.key === key)) return;
+  throw new ZoteusError('not_found', `No collection ${JSON.stringify(key)} in ${library}.`, {
+    field: 'collection_key',
+    hint: `${toolRef('zotero_list_collections', { q: 'NAME' })} finds collection keys.`,
+  });
 }

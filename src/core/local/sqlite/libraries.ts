@@ -4,6 +4,7 @@
  * id by key.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { toolRef } from '../../call/refs.js';
 import { ZoteusError } from '../../errors.js';
 import type { Connection } from './connection.js';
 import { LibraryIndex } from './library-index.js';
@@ -74,7 +75,7 @@ export function libraryOf(conn: Connection, libraryID: number): LocalLibrary {
   if (!lib) {
     throw new ZoteusError('not_found', `No library ${libraryID} in the Zotero database.`, {
       field: 'library',
-      hint: 'zotero libraries lists the user library and the groups this Zotero has synced.',
+      hint: `${toolRef('zotero_groups')} lists the groups this Zotero has synced; the user library is the default.`,
     });
   }
   return lib;

@@ -59,6 +59,11 @@ export interface Config {
   noColor: boolean;
   /** Metadata resolvers of `zot add` (base URLs without a trailing slash). */
   resolvers: { crossref: string; datacite: string; arxiv: string; mailto: string | undefined };
+  /**
+   * Citations: the default style (an id or a .csl path, ZOTEUS_CITATION_STYLE), and where styles
+   * and locales not available offline are downloaded from (base URLs without a trailing slash).
+   */
+  citations: { style: string; stylesUrl: string; localesUrl: string };
   /** Where each setting came from, for `zot config show`. */
   sources: Record<string, Source>;
 }
@@ -77,6 +82,9 @@ export interface ConfigFile {
   default_profile?: string;
   profiles: Record<string, Profile>;
 }
+
+/** The official CSL locales (github.com/citation-style-language/locales), one file per locale. */
+export const CSL_LOCALES_URL = 'https://raw.githubusercontent.com/citation-style-language/locales/master';
 
 /** Every variable Zoteus reads, with its default as documented in the README. */
 export const ENV_VARS = [
@@ -173,6 +181,21 @@ export const ENV_VARS = [
   },
   { name: 'ZOTEUS_ARXIV_URL', default: 'https://export.arxiv.org/api', help: 'arXiv API (arXiv ids).' },
   { name: 'ZOTEUS_CROSSREF_MAILTO', default: '(none)', help: "E-mail address for Crossref's polite pool." },
+  {
+    name: 'ZOTEUS_CITATION_STYLE',
+    default: 'apa',
+    help: 'Default citation style: a style id (chicago-author-date, ieee…) or a .csl file.',
+  },
+  {
+    name: 'ZOTEUS_STYLES_URL',
+    default: 'https://www.zotero.org/styles',
+    help: 'Where CSL styles not available offline are downloaded from (once, then cached).',
+  },
+  {
+    name: 'ZOTEUS_LOCALES_URL',
+    default: CSL_LOCALES_URL,
+    help: 'Where CSL locales (locales-xx-XX.xml) not available offline are downloaded from.',
+  },
   { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
 ] as const;
 
@@ -519,6 +542,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     timeoutMs: parseInt10('ZOTEUS_TIMEOUT_MS', env.ZOTEUS_TIMEOUT_MS, 30_000, 1),
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
     resolvers: parseResolvers(env),
+    citations: parseCitations(env),
     sources,
   };
 }
@@ -573,5 +597,20 @@ function parseResolvers(env: Env): Config['resolvers'] {
     datacite: url('ZOTEUS_DATACITE_URL', 'https://api.datacite.org'),
     arxiv: url('ZOTEUS_ARXIV_URL', 'https://export.arxiv.org/api'),
     mailto,
+  };
+}
+
+function parseCitations(env: Env): Config['citations'] {
+  const url = (name: string, fallback: string) => {
+    const value = env[name]?.trim();
+    return parseApiUrl(name, value ? value : fallback);
+  };
+  const style = env.ZOTEUS_CITATION_STYLE?.trim() || 'apa';
+  if (style.length > 1024 || style.includes('\0'))
+    throw invalid('ZOTEUS_CITATION_STYLE', style.slice(0, 80), 'a style id or the path of a .csl file');
+  return {
+    style,
+    stylesUrl: url('ZOTEUS_STYLES_URL', 'https://www.zotero.org/styles'),
+    localesUrl: url('ZOTEUS_LOCALES_URL', CSL_LOCALES_URL),
   };
 }

@@ -375,6 +375,7 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     ],
     zotero_stats: [{ world: 'desktop', args: {}, why: '20,000 items' }],
     zotero_schema: [{ world: 'web', args: {}, why: 'every item type of the schema' }],
+    zotero_styles: [{ world: 'desktop', args: { limit: 250 }, why: 'every style available offline' }],
     zotero_sync: [
       { world: 'web', args: { since: 0 }, why: 'a library of 4,300 items since 0, default page' },
       { world: 'web', args: { since: 0, limit: 500 }, why: 'the largest page' },

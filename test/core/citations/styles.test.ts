@@ -360,7 +360,7 @@ describe('.csl paths', () => {
     mkdirSync(root);
     copyFileSync(debianStyle('ieee')!, join(root, 'ok.csl'));
     expect((await resolveStyle(deps({}, { fileRoot: root }), 'ok.csl')).source).toBe('path');
-    for (const outside of ['../x.csl', debianStyle('ieee')!.replace(/\.csl$/, '.csl'), '~/x.csl']) {
+    for (const outside of ['../x.csl', debianStyle('ieee')!, '~/x.csl']) {
       const error = await failure(resolveStyle(deps({}, { fileRoot: root }), outside));
       expect(error.code, outside).toBe('permission_denied');
     }

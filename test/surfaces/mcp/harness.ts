@@ -26,6 +26,8 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
     ZOTEUS_CROSSREF_URL: 'http://127.0.0.1:9/crossref',
     ZOTEUS_DATACITE_URL: 'http://127.0.0.1:9/datacite',
     ZOTEUS_ARXIV_URL: 'http://127.0.0.1:9/arxiv',
+    ZOTEUS_STYLES_URL: 'http://127.0.0.1:9/styles',
+    ZOTEUS_LOCALES_URL: 'http://127.0.0.1:9/locales',
     ...extra,
   };
 }

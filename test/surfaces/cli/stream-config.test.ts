@@ -92,6 +92,21 @@ describe('zot config', () => {
     });
   });
 
+  it('show names the citation and resolver settings', async () => {
+    const r = await runZot(['config', 'show'], {
+      env: { ...box.env, ZOTEUS_CITATION_STYLE: 'ieee', ZOTEUS_STYLES_URL: 'http://127.0.0.1:9/s' },
+    });
+    expect(r.code).toBe(0);
+    expect(r.json().data).toMatchObject({
+      citations: {
+        style: 'ieee',
+        stylesUrl: 'http://127.0.0.1:9/s',
+        localesUrl: 'http://127.0.0.1:9/locales',
+      },
+      resolvers: { crossref: 'http://127.0.0.1:9/crossref', arxiv: 'http://127.0.0.1:9/arxiv' },
+    });
+  });
+
   it('get prints one raw value for shell profiles, the key included because it was asked for', async () => {
     const key = await runZot(['config', 'get', 'api_key'], { env: { ...box.env, ZOTERO_API_KEY: KEY } });
     expect(key).toMatchObject({ code: 0, stdout: `${KEY}\n` });

@@ -64,6 +64,8 @@ export function showConfig(config: Config): Record<string, unknown> {
     maxCollections: config.maxCollections,
     retryBudgetMs: config.retryBudgetMs,
     timeoutMs: config.timeoutMs,
+    resolvers: config.resolvers,
+    citations: config.citations,
     sources: config.sources,
   };
 }

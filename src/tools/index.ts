@@ -23,6 +23,7 @@ import getItem from './items/get-item.js';
 import listTags from './tags/list-tags.js';
 import searchItems from './items/search-items.js';
 import stats from './library/stats.js';
+import formatBibliography from './citations/format-bibliography.js';
 import styles from './citations/styles.js';
 import schema from './library/schema.js';
 import sync from './library/sync.js';
@@ -51,6 +52,7 @@ export const tools: readonly AnyTool[] = [
   indexLibrary,
   listTags,
   stats,
+  formatBibliography,
   styles,
   summarize,
   createItems,

@@ -375,6 +375,15 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     ],
     zotero_stats: [{ world: 'desktop', args: {}, why: '20,000 items' }],
     zotero_schema: [{ world: 'web', args: {}, why: 'every item type of the schema' }],
+    zotero_format_bibliography: [
+      { world: 'desktop', args: { q: 'worst', limit: 500 }, why: 'the largest page of long entries' },
+      { world: 'web', args: { item_keys: web.items.slice(0, 100) }, why: '100 keys' },
+      {
+        world: 'desktop',
+        args: { q: 'worst', limit: 500, format: 'html' },
+        why: 'the largest page in HTML',
+      },
+    ],
     zotero_styles: [{ world: 'desktop', args: { limit: 250 }, why: 'every style available offline' }],
     zotero_sync: [
       { world: 'web', args: { since: 0 }, why: 'a library of 4,300 items since 0, default page' },

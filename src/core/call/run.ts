@@ -162,7 +162,9 @@ async function checkedRun<R>(
     const output = boundOutput(
       mergeRetry(tool, previous, checkedOutput(tool, await tool.run(runInput as never, deps))),
     );
-    const outcome = mutating ? classifyOutcome(output) : ({ kind: 'ok' } as const);
+    // A read that answers per entry (a bibliography of several keys) is partial as a write is.
+    const outcome =
+      mutating || Array.isArray(output.failed) ? classifyOutcome(output) : ({ kind: 'ok' } as const);
     if (outcome.kind === 'failed') throw outcome.error;
     return request.answer.success(
       output,

@@ -29,42 +29,9 @@ import {
 } from './locales.js';
 import { resolveStyle, type CslDeps, type ResolvedStyle, type StyleRef } from './styles.js';
 
-export const CITATION_FORMATS = ['text', 'html', 'markdown'] as const;
-export type CitationFormat = (typeof CITATION_FORMATS)[number];
+import { CITATION_FORMATS, LOCATOR_LABELS, type CitationFormat, type LocatorLabel } from './constants.js';
 
-/** The 29 locator labels of CSL 1.0.2. */
-export const LOCATOR_LABELS = [
-  'act',
-  'appendix',
-  'article-locator',
-  'book',
-  'canon',
-  'chapter',
-  'column',
-  'elocation',
-  'equation',
-  'figure',
-  'folio',
-  'issue',
-  'line',
-  'note',
-  'opus',
-  'page',
-  'paragraph',
-  'part',
-  'rule',
-  'scene',
-  'section',
-  'sub-verbo',
-  'supplement',
-  'table',
-  'timestamp',
-  'title-locator',
-  'verse',
-  'version',
-  'volume',
-] as const;
-export type LocatorLabel = (typeof LOCATOR_LABELS)[number];
+export { CITATION_FORMATS, LOCATOR_LABELS, type CitationFormat, type LocatorLabel };
 
 export interface EngineOptions {
   /** A style id or a .csl path; default ZOTEUS_CITATION_STYLE, else apa. */

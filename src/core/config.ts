@@ -131,7 +131,11 @@ export const ENV_VARS = [
     default: 'http://127.0.0.1:23119/api',
     help: "The desktop app's local API.",
   },
-  { name: 'ZOTEUS_READ_ONLY', default: 'false', help: 'Expose and accept only read tools.' },
+  {
+    name: 'ZOTEUS_READ_ONLY',
+    default: 'false',
+    help: 'Expose and accept only tools that leave the library unchanged (reads, and those that only write local files).',
+  },
   {
     name: 'ZOTEUS_CONFIRM_BULK_WRITES',
     default: '0 (off)',

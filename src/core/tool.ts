@@ -225,6 +225,14 @@ export function isMutating(tier: Tier): boolean {
   return tier !== 'read';
 }
 
+/**
+ * Whether a call of this tier changes the library: what read-only mode refuses. A tool that
+ * only writes local files (`writesFilesOnly`) stays available (conventions.md, "Tiers").
+ */
+export function changesLibrary(tool: Pick<AnyTool, 'writesFilesOnly'>, tier: Tier): boolean {
+  return isMutating(tier) && tool.writesFilesOnly !== true;
+}
+
 /** The tier of one CLI command of a tool. */
 export function commandTier(tool: AnyTool, command: CliCommand): Tier {
   return command.tier ?? tool.tier;

@@ -16,7 +16,7 @@ import { resolveLibrary, type LibraryArgs } from '../library/address.js';
 import { authMissing, checkKey } from '../library/keys.js';
 import { classifyOutcome, type Outcome } from '../outcome.js';
 import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
-import { isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
+import { changesLibrary, isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
 import { freshWriteIds, type WriteIds } from '../writes/ids.js';
 import { boundOutput } from './bound.js';
 import { bulkRefusal } from './bulk.js';
@@ -70,7 +70,7 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
   tool.check?.(input as never, { config });
 
   // 2. Gates that need no network.
-  if (mutating && config.readOnly && request.dryRun !== true) {
+  if (changesLibrary(tool, request.tier) && config.readOnly && request.dryRun !== true) {
     throw new ZoteusError(
       'permission_denied',
       `${request.label} changes the library, and read-only mode is on.`,

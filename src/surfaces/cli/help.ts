@@ -47,7 +47,8 @@ const helpWidth = (options: HelpOptions) =>
 const DISABLED = 'disabled: ZOTEUS_READ_ONLY=true';
 
 function disabled(node: CommandNode, options: HelpOptions): boolean {
-  return options.readOnly === true && node.tier !== null && node.tier !== 'read';
+  // Commands that only write local files stay available (conventions.md, "Tiers").
+  return options.readOnly === true && node.tier !== null && node.tier !== 'read' && !node.writesFilesOnly;
 }
 
 function usageOf(node: CommandNode): string {

@@ -5,7 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Config } from '../../core/config.js';
-import type { AnyTool } from '../../core/tool.js';
+import { changesLibrary, type AnyTool } from '../../core/tool.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -90,6 +90,7 @@ export function exposedTools(
   config: Pick<Config, 'readOnly'> & Partial<Config>,
 ): AnyTool[] {
   return tools.filter(
-    (tool) => (!config.readOnly || tool.tier === 'read') && (tool.enabled?.(config as Config) ?? true),
+    (tool) =>
+      (!config.readOnly || !changesLibrary(tool, tool.tier)) && (tool.enabled?.(config as Config) ?? true),
   );
 }

@@ -124,13 +124,13 @@ describe('prompts/get: names only tools that exist', () => {
     expect(text.indexOf('zotero_get_fulltext')).toBeLessThan(text.indexOf('zotero_evidence_table'));
   });
 
-  it('in read-only mode it does not name the table tool, which is not exposed', async () => {
+  it('in read-only mode it still names the table tool, which writes no library and stays exposed', async () => {
     const client = await open([...tools, ...FULLTEXT_TOOLS], { ZOTEUS_READ_ONLY: 'true' });
     const text = await promptText(client, { question: 'Q?' });
     const exposed = (await client.listTools()).tools.map((t) => t.name);
-    expect(exposed).not.toContain('zotero_evidence_table');
+    expect(exposed).toContain('zotero_evidence_table');
     for (const name of namesIn(text)) expect(exposed).toContain(name);
-    expect(text).toContain('Markdown');
+    expect(text).toContain('zotero_evidence_table');
   });
 
   it('for every combination of the tools it may use and every way of choosing studies', () => {

@@ -118,10 +118,14 @@ describe('tools/list', () => {
     });
   });
 
-  it('in read-only mode lists and accepts only read tools', async () => {
+  it('in read-only mode lists and accepts only tools that leave the library alone', async () => {
     const client = await open(all, { ZOTEUS_READ_ONLY: 'true' });
     const { tools: listed } = await client.listTools();
-    expect(listed.map((t) => t.name)).toEqual(all.filter((t) => t.tier === 'read').map((t) => t.name));
+    // Reads, and tools that write local files only (conventions.md, "Tiers").
+    expect(listed.map((t) => t.name)).toEqual(
+      all.filter((t) => t.tier === 'read' || t.writesFilesOnly === true).map((t) => t.name),
+    );
+    expect(listed.map((t) => t.name)).toContain('zotero_evidence_table');
     const refused = await call(client, 'zotero_fixture_write', { name: 'x' });
     const meta = expectError(refused, 'permission_denied');
     expect(meta.message).toMatch(/read-only mode/);

@@ -201,12 +201,12 @@ describe('zot evidence-table', () => {
     expect(byName.format).toMatchObject({ type: 'enum', choices: ['markdown', 'csv'], default: 'markdown' });
   });
 
-  it('read-only mode refuses it (it can write a file) but still allows --dry-run', async () => {
+  it('read-only mode keeps it (it changes nothing in the library; conventions.md, "Tiers")', async () => {
     const r = await zot(['--question', 'Q', '--rows', '-'], JSON.stringify(ROWS), {
       ZOTEUS_READ_ONLY: 'true',
     });
-    expect(r.code).toBe(2);
-    expect(r.json().error).toMatchObject({ code: 'permission_denied' });
+    expect(r.code).toBe(0);
+    expect((r.json().data as { rowCount: number }).rowCount).toBe(ROWS.length);
     const dry = await zot(['--question', 'Q', '--rows', '-', '--dry-run'], JSON.stringify(ROWS), {
       ZOTEUS_READ_ONLY: 'true',
     });

@@ -167,12 +167,16 @@ function existsError(field: string, path: string): ZoteusError {
 }
 
 /**
- * Writes `content` (UTF-8) to the file `raw` names, atomically, and returns its absolute
+ * Writes `content` (UTF-8 text, or a stream of it) to the file `raw` names, atomically, and returns its absolute
  * path. Without `overwrite` an existing file is refused with `conflict` and left untouched,
  * even when it appears while this call runs (the final step is a hard link, which fails if
  * the name exists). No temporary file is left behind, whatever happens.
  */
-export async function saveFile(raw: string, content: string, options: SaveOptions): Promise<string> {
+export async function saveFile(
+  raw: string,
+  content: string | AsyncIterable<string>,
+  options: SaveOptions,
+): Promise<string> {
   const field = options.field ?? 'save_path';
   let target = resolveSavePath(raw, options);
   let realRoot: string | undefined;
@@ -217,7 +221,9 @@ export async function saveFile(raw: string, content: string, options: SaveOption
   });
   try {
     try {
-      await handle.writeFile(content, 'utf8');
+      // A stream of text (a whole-library export) is written as it comes: memory stays flat.
+      if (typeof content === 'string') await handle.writeFile(content, 'utf8');
+      else for await (const chunk of content) await handle.write(chunk, null, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();

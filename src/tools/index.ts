@@ -23,6 +23,7 @@ import getItem from './items/get-item.js';
 import listTags from './tags/list-tags.js';
 import searchItems from './items/search-items.js';
 import stats from './library/stats.js';
+import exportItems from './citations/export.js';
 import formatBibliography from './citations/format-bibliography.js';
 import styles from './citations/styles.js';
 import schema from './library/schema.js';
@@ -53,6 +54,7 @@ export const tools: readonly AnyTool[] = [
   listTags,
   stats,
   formatBibliography,
+  exportItems,
   styles,
   summarize,
   createItems,

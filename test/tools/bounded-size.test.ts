@@ -375,6 +375,15 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     ],
     zotero_stats: [{ world: 'desktop', args: {}, why: '20,000 items' }],
     zotero_schema: [{ world: 'web', args: {}, why: 'every item type of the schema' }],
+    zotero_export: [
+      { world: 'desktop', args: { all: true, limit: 1000 }, why: 'the largest page of BibTeX' },
+      {
+        world: 'desktop',
+        args: { all: true, limit: 1000, format: 'csljson' },
+        why: 'the largest page of CSL-JSON',
+      },
+      { world: 'web', args: { item_keys: web.items.slice(0, 100) }, why: '100 keys' },
+    ],
     zotero_format_bibliography: [
       { world: 'desktop', args: { q: 'worst', limit: 500 }, why: 'the largest page of long entries' },
       { world: 'web', args: { item_keys: web.items.slice(0, 100) }, why: '100 keys' },

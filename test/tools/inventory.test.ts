@@ -35,7 +35,8 @@ describe('tool inventory', () => {
     if (tool.tier !== 'read' || tool.cli.some((c) => (c.tier ?? tool.tier) !== 'read')) {
       expect(typeof tool.plan, `${tool.name} mutates and needs plan() for --dry-run`).toBe('function');
     }
-    if ('failed' in tool.output.shape && tool.tier !== 'read') {
+    // A tool that writes files only (an export) runs whole again: only library writes retry entries.
+    if ('failed' in tool.output.shape && tool.tier !== 'read' && tool.writesFilesOnly !== true) {
       expect(
         tool.retryFailed,
         `${tool.name} can fail per entry and needs retryFailed for idempotent retries`,

@@ -1,0 +1,379 @@
+/**
+ * `zotero_export`: items as a BibTeX, BibLaTeX, RIS or CSL-JSON file. Without `save_path` the
+ * text is the answer, a bounded page of items at a time (`nextStart`); with it the file is
+ * written atomically under the evidence table's save rules, and a whole library is streamed
+ * into it page by page (memory stays flat, progress events on the way). Keys come from
+ * library-keys.ts; a key that names no item is one entry of `failed`.
+ */
+import { ZoteusError } from '../errors.js';
+import { failedEntry } from '../zotero/errors.js';
+import type { FailedEntry } from '../zotero/types.js';
+import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
+import { answered, openReader, type Answered } from '../items/read/common.js';
+import { ZOTERO_KEY_RE } from '../items/common.js';
+import { localSchema, type ItemSchema } from '../items/schema.js';
+import type { LibraryArgs } from '../library/address.js';
+import type { LibraryReader, WebApiItem } from '../library/port.js';
+import type { Deps } from '../tool.js';
+import { itemUri, toCslJson } from '../citations/csl-json.js';
+import { bibtexEntry, BIBTEX_ENTRY_SEPARATOR, defaultCharset, isExportable, type Charset } from './bibtex.js';
+import { libraryKeys, type LibraryKeys } from './library-keys.js';
+import type { KeySource } from './keys.js';
+import { risRecord, RIS_RECORD_SEPARATOR } from './ris.js';
+
+export const EXPORT_FORMATS = ['bibtex', 'biblatex', 'ris', 'csljson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Items per page of an answer (text in the envelope), and read per request when streaming. */
+export const EXPORT_DEFAULT_LIMIT = 100;
+export const EXPORT_MAX_LIMIT = 1000;
+const READ_PAGE = 100;
+
+export interface ExportInput extends LibraryArgs {
+  item_keys?: string[] | undefined;
+  collection_key?: string | undefined;
+  all?: boolean | undefined;
+  format?: ExportFormat | undefined;
+  charset?: Charset | undefined;
+  save_path?: string | undefined;
+  overwrite?: boolean | undefined;
+  start?: number | undefined;
+  limit?: number | undefined;
+}
+
+export interface ExportOutput extends Answered {
+  format: ExportFormat;
+  /** The export, when not saved to a file. */
+  text?: string | undefined;
+  /** Where it was saved, and how big it is. */
+  saved?: { path: string; bytes: number } | undefined;
+  /** The item keys exported. */
+  succeeded: string[];
+  failed: FailedEntry[];
+  /** BibTeX and BibLaTeX: each exported item's citation key and where it came from. */
+  keys?: Array<{ item_key: string; citation_key: string; source: KeySource }> | undefined;
+  /** Over which items generated keys are unique, and where Better BibTeX's keys came from. */
+  unique?: 'library' | 'export' | undefined;
+  betterBibtex?: string | undefined;
+  /** Citation keys that more than one item of the library has as its own. */
+  duplicateKeys?: Array<{ citationKey: string; itemKeys: string[] }> | undefined;
+  totalResults?: number | undefined;
+  nextStart?: number | undefined;
+  truncated?: boolean | undefined;
+}
+
+interface Writer {
+  header: string;
+  entry(item: WebApiItem, index: number): string;
+  separator: string;
+  footer: string;
+}
+
+function writerFor(
+  format: ExportFormat,
+  charset: Charset | undefined,
+  schema: ItemSchema,
+  keys: LibraryKeys,
+): Writer {
+  const keyOf = (item: WebApiItem) => keys.assignment.get(item.key);
+  switch (format) {
+    case 'bibtex':
+    case 'biblatex': {
+      const biblatex = format === 'biblatex';
+      const options = { biblatex, charset: charset ?? defaultCharset(biblatex), schema };
+      return {
+        header: '',
+        entry: (item) => bibtexEntry(item, keyOf(item)?.citationKey ?? item.key, options),
+        separator: BIBTEX_ENTRY_SEPARATOR,
+        footer: '',
+      };
+    }
+    case 'ris':
+      return {
+        header: '',
+        entry: (item) => risRecord(item, { schema }),
+        separator: RIS_RECORD_SEPARATOR,
+        footer: '',
+      };
+    case 'csljson':
+      // Zotero's CSL JSON export names an item by its citation key when it has one of its own.
+      return {
+        header: '[\n',
+        entry: (item) => {
+          const own = keyOf(item);
+          const id = own && own.source !== 'generated' ? own.citationKey : itemUri(item);
+          return JSON.stringify(toCslJson(item, schema, { id }), null, 2).replace(/^/gm, '  ');
+        },
+        separator: ',\n',
+        footer: '\n]\n',
+      };
+  }
+}
+
+const usesKeys = (format: ExportFormat) =>
+  format === 'bibtex' || format === 'biblatex' || format === 'csljson';
+
+/** Items by key, each missing one a failed entry, notes and attachments too (they have no entry). */
+async function itemsByKey(
+  reader: LibraryReader,
+  keys: readonly string[],
+): Promise<{ items: WebApiItem[]; failed: FailedEntry[] }> {
+  const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
+  const found =
+    wellFormed.length === 0
+      ? []
+      : (await reader.items({ keys: wellFormed, limit: wellFormed.length, includeTrashed: true })).items;
+  const byKey = new Map(found.map((i) => [i.key, i]));
+  const items: WebApiItem[] = [];
+  const failed: FailedEntry[] = [];
+  const seen = new Set<string>();
+  keys.forEach((key, index) => {
+    const item = byKey.get(key);
+    if (!item) {
+      const form = ZOTERO_KEY_RE.test(key) ? '' : ' (not of Zotero’s key form)';
+      failed.push(failedEntry(index, key, 404, `No item ${key} in this library${form}.`, 'not_found'));
+    } else if (!isExportable(item)) {
+      failed.push(
+        failedEntry(
+          index,
+          key,
+          400,
+          `${key} is a ${String(item.data.itemType)}, which has no entry of its own.`,
+          'validation_error',
+        ),
+      );
+    } else if (!seen.has(key)) {
+      seen.add(key);
+      items.push(item);
+    }
+  });
+  return { items, failed };
+}
+
+function checkInput(input: ExportInput): void {
+  const ways = [
+    input.item_keys?.length ? 'item_keys' : undefined,
+    input.collection_key !== undefined ? 'collection_key' : undefined,
+    input.all ? 'all' : undefined,
+  ].filter((w): w is string => w !== undefined);
+  if (ways.length === 0)
+    throw new ZoteusError('validation_error', 'Nothing to export: give item keys, a collection, or all.', {
+      field: 'item_keys',
+    });
+  if (ways.length > 1)
+    throw new ZoteusError(
+      'validation_error',
+      `Give one of item keys, a collection or all, not ${ways.join(' and ')}.`,
+      {
+        field: ways[1] as string,
+      },
+    );
+  if (
+    input.charset !== undefined &&
+    input.format !== undefined &&
+    input.format !== 'bibtex' &&
+    input.format !== 'biblatex'
+  )
+    throw new ZoteusError(
+      'validation_error',
+      `charset applies to bibtex and biblatex, not ${input.format}.`,
+      {
+        field: 'charset',
+      },
+    );
+}
+
+/**
+ * Writes the export's text, as it is produced, to the file `save_path` names, and says where
+ * (the tool supplies it: files are saved by render/save.ts, under its rules).
+ */
+export type SaveText = (path: string, chunks: AsyncIterable<string>) => Promise<string>;
+
+export async function exportItems(deps: Deps, input: ExportInput, save?: SaveText): Promise<ExportOutput> {
+  checkInput(input);
+  const format = input.format ?? 'bibtex';
+  const schema = localSchema(deps.config);
+  const { reader, route } = await openReader(deps, input);
+  const listing = input.item_keys?.length
+    ? undefined
+    : {
+        top: true,
+        sort: 'dateAdded',
+        direction: 'asc' as const,
+        ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
+      };
+
+  // Saved: every item (a whole library streams into the file); else one bounded page.
+  if (input.save_path !== undefined) {
+    if (!save)
+      throw new ZoteusError(
+        'internal_error',
+        'Internal error in Zoteus (an export to save without a saver).',
+      );
+    return saveExport(deps, input, format, schema, reader, route, listing, save);
+  }
+
+  const start = input.start ?? 0;
+  const limit = Math.min(input.limit ?? EXPORT_DEFAULT_LIMIT, EXPORT_MAX_LIMIT);
+  let items: WebApiItem[];
+  let failed: FailedEntry[] = [];
+  let totalResults: number | undefined;
+  let listed: WebApiItem[] = [];
+  if (listing) {
+    const page = await reader.items({ ...listing, start, limit });
+    listed = page.items;
+    items = page.items.filter(isExportable);
+    totalResults = page.totalResults;
+  } else {
+    ({ items, failed } = await itemsByKey(reader, input.item_keys ?? []));
+    listed = items;
+  }
+  if (items.length === 0 && failed.length > 0) {
+    throw new ZoteusError('not_found', `Nothing to export: ${failed.map((f) => f.message).join(' ')}`, {
+      field: 'item_keys',
+      failed,
+    });
+  }
+  const keys = usesKeys(format) ? await libraryKeys(deps, input, reader, items) : undefined;
+  const writer = writerFor(format, input.charset, schema, keys ?? emptyKeys());
+  // Bounded: entries up to the rows budget; the rest is the next page.
+  const parts: string[] = [];
+  let used = 0;
+  let kept = 0;
+  for (const item of items) {
+    const entry = writer.entry(item, kept);
+    const size = jsonBytes(entry) + jsonBytes(writer.separator);
+    if (kept > 0 && used + size > ROWS_BUDGET) break;
+    used += size;
+    parts.push(entry);
+    kept += 1;
+  }
+  const exported = items.slice(0, kept);
+  const cut = kept < items.length;
+  const end = cut ? start + listed.indexOf(items[kept] as WebApiItem) : start + listed.length;
+  const more = listing ? end < (totalResults ?? 0) && listed.length > 0 : false;
+  return {
+    format,
+    text: `${writer.header}${parts.join(writer.separator)}${writer.footer}`,
+    succeeded: exported.map((i) => i.key),
+    failed,
+    ...keyFields(keys, exported),
+    ...(totalResults !== undefined ? { totalResults } : {}),
+    ...(more || (cut && listing) ? { nextStart: end } : {}),
+    ...(cut ? { truncated: true } : {}),
+    ...(cut && !listing ? { remaining: items.slice(kept).map((i) => i.key) } : {}),
+    ...answered(route),
+  };
+}
+
+function emptyKeys(): LibraryKeys {
+  return {
+    assignment: {
+      unique: 'export',
+      size: 0,
+      get: () => undefined,
+      entries: () => new Map().entries(),
+      duplicates: [],
+    },
+    unique: 'export',
+    betterBibtex: { from: null, reason: 'not needed for this format' },
+  };
+}
+
+function keyFields(keys: LibraryKeys | undefined, exported: readonly WebApiItem[]): Partial<ExportOutput> {
+  if (!keys) return {};
+  const listed = exported.flatMap((item) => {
+    const k = keys.assignment.get(item.key);
+    return k ? [{ item_key: item.key, citation_key: k.citationKey, source: k.source }] : [];
+  });
+  return {
+    keys: listed,
+    unique: keys.unique,
+    betterBibtex:
+      keys.betterBibtex.from === null
+        ? `not used: ${keys.betterBibtex.reason}`
+        : `read from its ${keys.betterBibtex.from === 'sqlite' ? 'database' : 'running app'}`,
+    ...(keys.assignment.duplicates.length ? { duplicateKeys: keys.assignment.duplicates.slice(0, 100) } : {}),
+  };
+}
+
+async function saveExport(
+  deps: Deps,
+  input: ExportInput,
+  format: ExportFormat,
+  schema: ItemSchema,
+  reader: LibraryReader,
+  route: Awaited<ReturnType<typeof openReader>>['route'],
+  listing: Record<string, unknown> | undefined,
+  save: SaveText,
+): Promise<ExportOutput> {
+  let failed: FailedEntry[] = [];
+  let byKey: WebApiItem[] | undefined;
+  if (!listing) {
+    ({ items: byKey, failed } = await itemsByKey(reader, input.item_keys ?? []));
+    if (byKey.length === 0) {
+      throw new ZoteusError('not_found', `Nothing to export: ${failed.map((f) => f.message).join(' ')}`, {
+        field: 'item_keys',
+        failed,
+      });
+    }
+  }
+  // Keys over the library (or the items given): known before the first entry is written.
+  const keys = usesKeys(format) ? await libraryKeys(deps, input, reader, byKey ?? []) : undefined;
+  const writer = writerFor(format, input.charset, schema, keys ?? emptyKeys());
+  const exported: string[] = [];
+  let bytes = 0;
+  let totalResults: number | undefined;
+  async function* chunks(): AsyncGenerator<string> {
+    const emit = (text: string) => {
+      bytes += Buffer.byteLength(text, 'utf8');
+      return text;
+    };
+    yield emit(writer.header);
+    let first = true;
+    const write = function* (item: WebApiItem) {
+      if (!first) yield emit(writer.separator);
+      first = false;
+      yield emit(writer.entry(item, exported.length));
+      exported.push(item.key);
+    };
+    if (byKey) {
+      for (const item of byKey) yield* write(item);
+    } else {
+      const phase = 'export';
+      for (let start = 0; ; start += READ_PAGE) {
+        const page = await reader.items({ ...(listing as object), start, limit: READ_PAGE });
+        if (totalResults === undefined) {
+          totalResults = page.totalResults;
+          deps.progress({ event: 'start', phase, done: 0, total: totalResults });
+        }
+        for (const item of page.items) if (isExportable(item)) yield* write(item);
+        deps.progress({
+          event: 'progress',
+          phase,
+          done: Math.min(start + page.items.length, totalResults),
+          total: totalResults,
+        });
+        if (page.items.length < READ_PAGE || start + page.items.length >= page.totalResults) break;
+      }
+      deps.progress({ event: 'complete', phase, done: totalResults ?? 0, total: totalResults ?? 0 });
+    }
+    yield emit(writer.footer);
+  }
+  const path = await save(input.save_path as string, chunks());
+  const shown = exported.slice(0, 1000);
+  const keyInfo = keyFields(
+    keys,
+    shown.map((k) => ({ key: k }) as WebApiItem),
+  );
+  return {
+    format,
+    saved: { path, bytes },
+    succeeded: shown,
+    failed,
+    ...keyInfo,
+    ...(totalResults !== undefined ? { totalResults } : {}),
+    ...(exported.length > shown.length ? { truncated: true } : {}),
+    ...answered(route),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The citation keys of an export or a citation check (keys.ts), over the right universe: the
+ * whole library when it is readable without the cloud (the desktop's zotero.sqlite or local
+ * API), so a key never depends on what else was exported; else the items at hand. Better
+ * BibTeX's keys are asked of the desktop when it holds the library (better-bibtex.ts).
+ */
+import { resolveLibrary, type LibraryArgs } from '../library/address.js';
+import type { LibraryReader, WebApiItem } from '../library/port.js';
+import { localApiUrl } from '../local/local-api.js';
+import { loadDatabaseClass } from '../sqlite-driver.js';
+import type { Deps } from '../tool.js';
+import { zoteroDataDir } from '../citations/styles.js';
+import { localSchema } from '../items/schema.js';
+import { betterBibtexRpcUrl, createBetterBibtexRpc, lookupBetterBibtexKeys } from './better-bibtex.js';
+import { createKeyAssigner, type KeyAssignment, type KeyScope } from './keys.js';
+
+/** Items read per page when the whole library is the universe of keys. */
+const PAGE = 1000;
+
+export interface LibraryKeys {
+  assignment: KeyAssignment;
+  unique: KeyScope;
+  /** Where Better BibTeX's keys came from, or why none were used. */
+  betterBibtex: { from: 'sqlite' | 'json-rpc' } | { from: null; reason: string };
+}
+
+/**
+ * Keys for `items` (the export). `reader` reads the library; with `desktop` (the router sends
+ * the library's reads to the desktop), every item of the library takes part, page by page
+ * (the assigner keeps a few strings per item, not the items).
+ */
+export async function libraryKeys(
+  deps: Deps,
+  args: LibraryArgs,
+  reader: LibraryReader,
+  items: readonly WebApiItem[],
+): Promise<LibraryKeys> {
+  const schema = localSchema(deps.config);
+  const { planRoute } = await import('../library/router.js');
+  const plan = await planRoute(deps, resolveLibrary(args, deps.config));
+  const desktop = plan.backend === 'sqlite' || plan.backend === 'localApi' ? plan.local : undefined;
+  let betterBibtex: LibraryKeys['betterBibtex'] = {
+    from: null,
+    reason: 'the library is read from the Zotero cloud, not from the desktop',
+  };
+  let bbtKeys: Map<string, string> | undefined;
+  if (desktop?.libraryID !== undefined) {
+    const found = await lookupBetterBibtexKeys({
+      zoteroDataDir: zoteroDataDir(deps),
+      libraryID: desktop.libraryID,
+      itemKeys: items.map((i) => i.key),
+      Database: loadDatabaseClass(),
+      rpc: createBetterBibtexRpc({
+        url: betterBibtexRpcUrl(localApiUrl(deps.env)),
+        clock: deps.clock,
+        redact: deps.redact,
+        timeoutMs: Math.min(deps.config.timeoutMs, 2000),
+      }),
+      log: (line) => deps.log.debug(line),
+    });
+    if (found.keys) {
+      bbtKeys = found.keys;
+      betterBibtex = { from: found.from };
+    } else betterBibtex = { from: null, reason: found.reason };
+  }
+  const unique: KeyScope = desktop ? 'library' : 'export';
+  const assigner = createKeyAssigner({ schema, unique, betterBibtex: bbtKeys });
+  if (unique === 'export') for (const item of items) assigner.add(item);
+  else {
+    // Every item of the library, trashed ones too: restoring one must not change another's key.
+    const seen = new Set<string>();
+    for (let start = 0; ; start += PAGE) {
+      const page = await reader.items({
+        includeTrashed: true,
+        sort: 'dateAdded',
+        direction: 'asc',
+        start,
+        limit: PAGE,
+      });
+      for (const item of page.items) {
+        seen.add(item.key);
+        assigner.add(item);
+      }
+      if (page.items.length < PAGE || start + page.items.length >= page.totalResults) break;
+    }
+    // An exported item the listing did not hold (added meanwhile) still gets its key.
+    for (const item of items) if (!seen.has(item.key)) assigner.add(item);
+  }
+  return { assignment: assigner.assign(), unique, betterBibtex };
+}

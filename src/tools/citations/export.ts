@@ -1,0 +1,156 @@
+/**
+ * `zotero_export` / `zot export KEY…|--collection K|--all --format bibtex|biblatex|ris|csljson
+ * [--save PATH]`: items as a bibliography file. Writes no library; with a save path it writes a
+ * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
+ */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { answeredFields, failedList } from '../shared/output.js';
+import { libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
+import { continuation } from '../shared/text.js';
+
+/** The same as core/exports/export.ts (not imported: the declaration loads without the writers). */
+const FORMATS = ['bibtex', 'biblatex', 'ris', 'csljson'] as const;
+const PAGE = { rows: 'Items', default: 100, max: 1000 } as const;
+
+export default defineTool({
+  name: 'zotero_export',
+  title: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON',
+  summary: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON: the text, or a file with --save.',
+  description: [
+    'Changes nothing in the library. Exports items as a file a reference manager or LaTeX reads: format "bibtex" (default;',
+    'non-ASCII as LaTeX commands), "biblatex" (UTF-8), "ris" or "csljson" (CSL-JSON, Zotero’s mapping). Items: item_keys,',
+    'collection_key (its top-level items), or all: true (the whole library). Citation keys (BibTeX, BibLaTeX, and the ids of',
+    'CSL-JSON): Extra’s "Citation Key:" line, else the item’s Citation Key field, else Better BibTeX’s key when the desktop',
+    'holds the library, else Zotero’s formula (author_title_year); generated keys that clash get -1, -2 in order of date',
+    'added, unique across the whole library when the desktop holds it (unique: "library"), else within the export (unique:',
+    '"export"); keys lists each item’s key and its source. Without save_path the answer’s text holds the export, a page of',
+    'items at a time (start/limit; about 40 KB at most; nextStart says where the next page starts, truncated when the size',
+    'cut it); with save_path the whole export is written to that file atomically (a whole library streams into it), never',
+    'replacing an existing file unless overwrite is true, and saved says where and how many bytes. A key that names no item',
+    '(or a note or attachment, which has no entry) is one entry of failed ({index, key, code, message, reason, retryable})',
+    'while the others are exported. For formatted references in a citation style use zotero_format_bibliography.',
+  ].join(' '),
+  tier: 'write',
+  writesFilesOnly: true,
+  openWorld: true,
+  // The same items give the same bytes; a repeated save rewrites them (overwrite) or is refused.
+  idempotent: true,
+  since: '0.3.0',
+  cli: [
+    {
+      path: ['export'],
+      args: ['item_keys'],
+      flags: { collection_key: 'collection', save_path: 'save' },
+      summary:
+        'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON (--format), printed or saved with --save PATH.',
+    },
+  ],
+  input: z
+    .object({
+      item_keys: z
+        .array(z.string().max(64))
+        .max(5000)
+        .optional()
+        .describe('Items to export, by key (a key that names no item is one entry of failed).'),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe('Export the top-level items of this collection.'),
+      all: z.boolean().optional().describe('Export every top-level item of the library.'),
+      format: z.enum(FORMATS).optional().describe('bibtex (default), biblatex, ris or csljson.'),
+      charset: z
+        .enum(['utf8', 'ascii'])
+        .optional()
+        .describe(
+          'BibTeX and BibLaTeX: ascii writes non-ASCII as LaTeX commands (bibtex’s default), utf8 keeps it (biblatex’s).',
+        ),
+      save_path: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "Write the export to this file instead of returning it (confined to the caller's own folder on a shared deployment).",
+        ),
+      overwrite: z
+        .boolean()
+        .optional()
+        .describe('Allow save_path to replace an existing file (default false).'),
+      ...pagingParams(PAGE),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    format: z.enum(FORMATS),
+    text: z.string().optional().describe('The export, when it was not saved to a file.'),
+    saved: z
+      .object({ path: z.string(), bytes: z.number().int() })
+      .optional()
+      .describe('The file written, and its size in bytes.'),
+    succeeded: z.array(z.string()).describe('The item keys exported (the first 1,000 of a saved export).'),
+    failed: failedList,
+    keys: z
+      .array(
+        z.object({
+          item_key: z.string(),
+          citation_key: z.string(),
+          source: z.enum(['extra', 'field', 'better-bibtex', 'generated']),
+        }),
+      )
+      .optional()
+      .describe('Each exported item’s citation key and where it came from.'),
+    unique: z
+      .enum(['library', 'export'])
+      .optional()
+      .describe('Generated keys are unique across the library, or within this export.'),
+    betterBibtex: z
+      .string()
+      .optional()
+      .describe('Whether Better BibTeX’s keys were used, and from where or why not.'),
+    duplicateKeys: z
+      .array(z.object({ citationKey: z.string(), itemKeys: z.array(z.string()) }))
+      .optional()
+      .describe('Citation keys that several items have as their own (left as they are).'),
+    totalResults: z
+      .number()
+      .int()
+      .optional()
+      .describe('A collection or the library: how many items it holds.'),
+    nextStart: z.number().int().optional().describe('Where the next page starts.'),
+    truncated: z.boolean().optional().describe('The size bound cut this page short of limit.'),
+    remaining: z.array(z.string()).optional().describe('Keys given that did not fit in this answer.'),
+    ...answeredFields,
+  }),
+  summarize: (out) => {
+    const n = plural(out.succeeded.length, 'item');
+    const where = out.saved ? ` to ${out.saved.path} (${plural(out.saved.bytes, 'byte')})` : '';
+    const failed = out.failed.length ? `; ${out.failed.length} failed (see failed)` : '';
+    const total = out.totalResults !== undefined && !out.saved ? ` of ${out.totalResults}` : '';
+    return `Exported ${n}${total} as ${out.format}${where}${failed}.${continuation(out)}`;
+  },
+  text: (out) => (out.text !== undefined ? out.text : `Saved to ${out.saved?.path ?? '?'}.\n`),
+  plan(input) {
+    return {
+      format: input.format ?? 'bibtex',
+      items: input.all
+        ? 'the whole library'
+        : input.collection_key
+          ? `collection ${input.collection_key}`
+          : (input.item_keys ?? []),
+      ...(input.save_path !== undefined
+        ? { save_path: input.save_path, overwrite: input.overwrite === true }
+        : { writes: 'nothing (the export is printed)' }),
+    };
+  },
+  async run(input, deps) {
+    const { exportItems } = await import('../../core/exports/export.js');
+    return exportItems(deps, input, async (path, chunks) => {
+      const { saveFile } = await import('../../render/save.js');
+      return saveFile(path, chunks, {
+        overwrite: input.overwrite === true,
+        env: deps.env,
+        fileRoot: deps.fileRoot,
+      });
+    });
+  },
+});

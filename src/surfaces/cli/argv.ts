@@ -19,6 +19,8 @@ export interface Controls {
   yes: boolean;
   no_interaction: boolean;
   stream: boolean;
+  /** `--all` (ALL_FLAG), on commands that page and have no input of that name. */
+  all: boolean;
 }
 
 const CONTROL_NAMES = new Set([
@@ -31,6 +33,7 @@ const CONTROL_NAMES = new Set([
   'yes',
   'no_interaction',
   'stream',
+  'all_pages',
 ]);
 
 export interface Parsed {
@@ -220,6 +223,7 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
     yes: values.yes === true,
     no_interaction: values['no-interaction'] === true,
     stream: values.stream === true,
+    all: node.params.some((p) => p.name === 'all_pages') && values.all === true,
   };
 
   const input: Record<string, unknown> = {};
@@ -252,6 +256,12 @@ export function parseCommandLine(root: CommandNode, argv: readonly string[]): Pa
     throw usage(`Unexpected argument '${words[i]}' for \`zot ${node.path.join(' ')}\`.`);
   }
   const notices = applyDeprecated(deprecated, values, input);
+  if (controls.all && controls.stream) {
+    throw usage(
+      '--all and --stream both read every row: --all answers once, --stream prints a line per row. Choose one.',
+      'all',
+    );
+  }
   if (node.target?.kind === 'builtin' && !controls.help && !controls.version) checkBuiltinInput(node, input);
   return { node, unknownWord, input, controls, notices };
 }

@@ -9,6 +9,7 @@ import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, openIdempotencyStoreOf } from '../../core/call/idempotency.js';
 import { renderErrorRefs, renderRefs, renderValueRefs, type RefRenderer } from '../../core/call/refs.js';
 import { checkedOutput, runCall } from '../../core/call/run.js';
+import { MESSAGE_BOUND } from '../../core/items/read/bounds.js';
 import type { AnyTool, Clock, CliCommand, Deps } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import type { Controls } from './argv.js';
@@ -132,6 +133,14 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
             const streamed = await streamRows(ctx, deps, original, output, m);
             return { value: streamed, bytes: '', exitCode: 0, partial: false };
           }
+          if (controls.all && tool.rows && !mutating) {
+            const whole = await allRows(ctx, deps, original, output);
+            const envelope = successEnvelope(whole, m());
+            const stdout = !tableMode
+              ? writer.envelope(envelope)
+              : writer.table(whole, tool.rows, tool.summarize?.(whole as never, original as never));
+            return { value: 0, bytes: stdout, exitCode: 0, partial: false, output: whole };
+          }
           const next =
             mutating && tool.next
               ? await validSuggestions(ctx, tool.next(output as never, original as never))
@@ -189,19 +198,18 @@ async function validSuggestions(ctx: ToolRunContext, suggestions: string[]): Pro
 const STREAM_PAGE = 100;
 
 /**
- * `--stream`: every row the command would page through, page after page, each printed as an
- * NDJSON line as its page arrives, then a summary line. The checks of the call pipeline ran
- * once (this is its success answer); further pages run the tool again with the same deps,
- * from `nextStart` (or `start` plus the rows received when the tool has no `nextStart`). An
- * explicit `--limit` caps the rows; without it the stream has no cap. Only one page is held.
+ * The pages of a listing after its first answer, as `--stream` and `--all` read them: the checks
+ * of the call pipeline ran once (this is its success answer); further pages run the tool again
+ * with the same deps, from `nextStart` (or `start` plus the rows received when the tool has no
+ * `nextStart`). An explicit `--limit` caps the rows. The tool's own progress events of each page
+ * are replaced by one count over the whole listing.
  */
-async function streamRows(
+async function* pagesOf(
   ctx: ToolRunContext,
   deps: Deps,
   input: Record<string, unknown>,
   first: Record<string, unknown>,
-  m: () => ReturnType<typeof meta>,
-): Promise<number> {
+): AsyncGenerator<{ rows: unknown[]; total: number | undefined; more: boolean }> {
   const { tool } = ctx;
   const rowsField = tool.rows as string;
   const shape = tool.input.shape as Record<string, unknown>;
@@ -210,15 +218,14 @@ async function streamRows(
   const hasNextStart = 'nextStart' in outShape;
   const cap = ctx.rawInput.limit !== undefined && typeof input.limit === 'number' ? input.limit : undefined;
   const pageSize = Math.min(STREAM_PAGE, maxOf(shape.limit) ?? STREAM_PAGE);
-
+  const quiet = { ...deps, progress: () => {} };
+  const phase = `${ctx.command.path.join('_')}_pages`;
   let output = first;
   let count = 0;
   let total: number | undefined;
-  let more = false;
-  for (;;) {
+  for (let n = 0; ; n += 1) {
     const rows = (output[rowsField] as unknown[] | undefined) ?? [];
     const room = cap === undefined ? rows.length : Math.min(rows.length, cap - count);
-    for (let i = 0; i < room; i++) ctx.writer.envelope({ ok: true, data: rows[i] });
     count += room;
     if (typeof output.totalResults === 'number') total = output.totalResults;
     const start =
@@ -228,11 +235,48 @@ async function streamRows(
       : total !== undefined && start + rows.length < total
         ? start + rows.length
         : undefined;
-    more = next !== undefined || room < rows.length;
-    if (!pages || next === undefined || rows.length === 0 || (cap !== undefined && count >= cap)) break;
+    const more = next !== undefined || room < rows.length;
+    const last = !pages || next === undefined || rows.length === 0 || (cap !== undefined && count >= cap);
+    yield { rows: rows.slice(0, room), total, more };
+    const goal = cap ?? total;
+    if (n === 0 && !last)
+      deps.progress({ event: 'start', phase, done: count, ...(goal !== undefined ? { total: goal } : {}) });
+    else if (!last)
+      deps.progress({
+        event: 'progress',
+        phase,
+        done: count,
+        ...(goal !== undefined ? { total: goal } : {}),
+      });
+    if (last) {
+      if (n > 0) deps.progress({ event: 'complete', phase, done: count, total: count });
+      return;
+    }
     const limit = cap === undefined ? pageSize : Math.min(pageSize, cap - count);
-    const page = checkedOutput(tool, await tool.run({ ...input, start: next, limit } as never, deps));
+    const page = checkedOutput(tool, await tool.run({ ...input, start: next, limit } as never, quiet));
     output = renderValueRefs(page, ctx.refs);
+  }
+}
+
+/**
+ * `--stream`: every row the command would page through, each printed as an NDJSON line as its
+ * page arrives, then a summary line. Without `--limit` the stream has no cap; one page is held.
+ */
+async function streamRows(
+  ctx: ToolRunContext,
+  deps: Deps,
+  input: Record<string, unknown>,
+  first: Record<string, unknown>,
+  m: () => ReturnType<typeof meta>,
+): Promise<number> {
+  let count = 0;
+  let total: number | undefined;
+  let more = false;
+  for await (const page of pagesOf(ctx, deps, input, first)) {
+    for (const row of page.rows) ctx.writer.envelope({ ok: true, data: row });
+    count += page.rows.length;
+    total = page.total ?? total;
+    more = page.more;
   }
   ctx.writer.envelope({
     ok: true,
@@ -240,6 +284,48 @@ async function streamRows(
     meta: m(),
   });
   return 0;
+}
+
+/**
+ * `--all`: every row in one answer, when it fits the size bound (conventions.md: no answer over
+ * about 100 KB); a listing that does not fit is refused as soon as it is known, pointing to
+ * `--stream`, which prints any number of rows.
+ */
+async function allRows(
+  ctx: ToolRunContext,
+  deps: Deps,
+  input: Record<string, unknown>,
+  first: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const rowsField = ctx.tool.rows as string;
+  const rows: unknown[] = [];
+  let bytes = 0;
+  let total: number | undefined;
+  let more = false;
+  for await (const page of pagesOf(ctx, deps, input, first)) {
+    for (const row of page.rows) bytes += JSON.stringify(row).length + 1;
+    rows.push(...page.rows);
+    total = page.total ?? total;
+    more = page.more;
+    if (bytes > MESSAGE_BOUND) {
+      const where = ['zot', ...ctx.command.path].join(' ');
+      throw new ZoteusError(
+        'validation_error',
+        `--all: the ${rows.length}${total !== undefined ? ` of ${total}` : ''} rows read so far are more than one answer holds (about 100 KB).`,
+        {
+          field: 'all',
+          hint: `Use \`${where} --stream\` for every row (one JSON line each), or page with --start and --limit.`,
+        },
+      );
+    }
+  }
+  const { nextStart: _next, truncated: _cut, ...rest } = first;
+  return {
+    ...rest,
+    [rowsField]: rows,
+    ...(total !== undefined ? { totalResults: total } : {}),
+    ...(more ? { nextStart: (typeof input.start === 'number' ? input.start : 0) + rows.length } : {}),
+  };
 }
 
 /** The maximum of a number schema (under optional and default), if it states one. */

@@ -57,6 +57,15 @@ export const MUTATING_FLAGS: Param[] = [
 ];
 
 export const STREAM_FLAG = opt('stream', 'boolean', 'Print one NDJSON line per row, then a summary line.');
+/** `--all`: a control named apart from any input called `all` (an export's), so the two never meet. */
+export const ALL_FLAG: Param = {
+  ...opt(
+    'all_pages',
+    'boolean',
+    'Every row the command would page through, in one answer, when it fits the size bound (about 100 KB); --stream prints any number.',
+  ),
+  flags: ['--all'],
+};
 
 /** Flags of every command (root params in `zot schema`). */
 export const GLOBAL_FLAGS: Param[] = [
@@ -208,7 +217,10 @@ export function buildTree(
       const tier = commandTier(tool, command);
       const params = [...(known?.[command.path.join(' ')] ?? commandParams(tool, command))];
       if (tier !== 'read') params.push(...MUTATING_FLAGS);
-      if (tool.rows && tier === 'read') params.push(STREAM_FLAG);
+      if (tool.rows && tier === 'read') {
+        params.push(STREAM_FLAG);
+        if (!params.some((p) => p.flags?.includes('--all'))) params.push(ALL_FLAG);
+      }
       place(
         root,
         {

@@ -164,6 +164,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
               'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
             );
           }
+          if (tableMode) reportFailed(writer, output);
           if (tableMode && next) writer.next(next);
           return { value: exitCode, bytes: stdout, exitCode, partial: outcome.kind === 'partial', output };
         },
@@ -182,6 +183,36 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     progress.clear();
     await deps.services.close();
   }
+}
+
+/** Entries a table view lists on stderr at most; the JSON envelope has them all. */
+const FAILED_SHOWN = 10;
+
+/**
+ * A partial answer at a terminal says what failed: the table or text shows what landed, and
+ * each failed entry (its key and why) goes to stderr, as in the envelope's `failed`.
+ */
+function reportFailed(writer: Writer, output: Record<string, unknown>): void {
+  const failed = Array.isArray(output.failed) ? (output.failed as Array<Record<string, unknown>>) : [];
+  if (failed.length === 0) return;
+  writer.stderr(`${failed.length} failed:`);
+  for (const entry of failed.slice(0, FAILED_SHOWN)) {
+    const what =
+      typeof entry.key === 'string'
+        ? entry.key
+        : typeof entry.entry === 'string'
+          ? entry.entry
+          : `#${String(entry.index)}`;
+    const why =
+      typeof entry.message === 'string'
+        ? entry.message
+        : typeof (entry.error as { message?: unknown } | undefined)?.message === 'string'
+          ? (entry.error as { message: string }).message
+          : 'failed';
+    writer.stderr(`  ${what}: ${why}`);
+  }
+  if (failed.length > FAILED_SHOWN)
+    writer.stderr(`  … and ${failed.length - FAILED_SHOWN} more (--json lists them all).`);
 }
 
 async function validSuggestions(ctx: ToolRunContext, suggestions: string[]): Promise<string[]> {

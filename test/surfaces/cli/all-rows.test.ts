@@ -79,3 +79,15 @@ describe('the progress of a stream', () => {
     expect(events.filter((e) => e.phase === 'list')).toHaveLength(2);
   });
 });
+
+describe('a partial answer at a terminal', () => {
+  it('lists what failed on stderr beside what landed', async () => {
+    const box = sandbox();
+    const r = await zotAt(['fixture', 'batch', 'ok', 'bad1', 'ok2'], {
+      env: { ...box.env, ZOTERO_API_KEY: 'AbCdEfGhIjKlMnOpQrStUvWx', FIXTURE_DIR: box.dir },
+      stdoutTTY: true,
+    });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('1 failed:\n  bad1: Could not reach the resolver for bad1.\n');
+  });
+});

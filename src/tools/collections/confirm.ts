@@ -51,8 +51,13 @@ export async function confirmRemove(
   desktop: LibraryReader | undefined,
 ): Promise<string> {
   const n = plural(itemKeys.length, 'item');
-  const found = desktop ? (await desktop.collections({ keys: [key], counts: false })).collections : [];
+  if (!desktop) return `remove ${n} from collection ${key} (the items stay in the library)`;
+  const found = (await desktop.collections({ keys: [key], counts: false })).collections;
   const target = found.find((c) => c.key === key);
   const name = target ? `${JSON.stringify(target.data.name)} (${key})` : key;
-  return `remove ${n} from collection ${name} (the items stay in the library)`;
+  // Which of them are in it now: removing the others changes nothing.
+  const items = await Promise.all(itemKeys.slice(0, 100).map((k) => desktop.item(k)));
+  const members = items.filter((item) => (item?.data.collections ?? []).includes(key)).length;
+  const inIt = itemKeys.length > 100 ? '' : `; ${members} of them ${members === 1 ? 'is' : 'are'} in it`;
+  return `remove ${n} from collection ${name} (the items stay in the library${inIt})`;
 }

@@ -103,20 +103,20 @@ export default defineTool({
     `Deleted ${plural(out.deleted.length, 'item')} permanently${out.children.length ? `, with ${plural(out.childrenTotal ?? out.children.length, 'child item')} (notes, attachments)` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`,
   async confirmation(input, desktop) {
     const keys = [...new Set(input.item_keys)];
-    const what = `delete ${plural(keys.length, 'item')} permanently`;
-    if (!desktop) return `${what} (${listed(keys)}), with their child notes and attachments`;
+    if (!desktop) {
+      return `delete ${plural(keys.length, 'item')} permanently (${listed(keys)}), with their child notes and attachments`;
+    }
     // Named from the desktop's data; a few names say which, the counts say how much.
     const looked = keys.slice(0, CONFIRM_LOOKUPS);
     const found = await Promise.all(looked.map(async (key) => ({ key, item: await desktop.item(key) })));
-    const children = await Promise.all(
-      found.map(async ({ key, item }) => (item ? (await desktop.children(key)).length : 0)),
-    );
-    const names = found
+    const present = found.filter((f) => f.item !== undefined);
+    const absent = found.filter((f) => f.item === undefined).map((f) => f.key);
+    const children = await Promise.all(present.map(async ({ key }) => (await desktop.children(key)).length));
+    const count = keys.length - absent.length;
+    const names = present
       .slice(0, CONFIRM_NAMED)
-      .map(({ key, item }) =>
-        item ? `${JSON.stringify(titleOf(item.data))} (${key})` : `${key} (not in the library)`,
-      );
-    const more = keys.length - names.length;
+      .map(({ key, item }) => `${JSON.stringify(titleOf(item?.data ?? {}))} (${key})`);
+    const more = count - names.length;
     const childCount = children.reduce((a, b) => a + b, 0);
     const childText =
       keys.length > looked.length
@@ -124,7 +124,12 @@ export default defineTool({
         : childCount > 0
           ? `, with their ${plural(childCount, 'child note and attachment', 'child notes and attachments')}`
           : ' (they have no child notes or attachments)';
-    return `${what}: ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}${childText}`;
+    const missing = absent.length
+      ? `; ${listed(absent)} ${absent.length === 1 ? 'is' : 'are'} not in the library`
+      : '';
+    if (count === 0)
+      return `delete nothing: ${listed(absent)} ${absent.length === 1 ? 'is' : 'are'} not in the library`;
+    return `delete ${plural(count, 'item')} permanently: ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}${childText}${missing}`;
   },
   plan(input, deps) {
     const keys = [...new Set(input.item_keys)];

@@ -32,6 +32,8 @@ export async function confirmDeleteTags(
     .map((t) => `${show(t)} (${plural(counts.get(t) ?? 0, 'item')})`)
     .join(', ');
   const one = counts.get(names[0] as string) ?? 0;
+  if (names.length === 1 && one === 0)
+    return `delete tag ${show(names[0] as string)}, which no item carries (nothing would change)`;
   return names.length === 1
     ? `delete tag ${show(names[0] as string)} from the ${plural(one, 'item')} that ${one === 1 ? 'carries' : 'carry'} it`
     : `delete ${plural(names.length, 'tag')} from every item that carries them: ${listed}${names.length > 5 ? ', …' : ''}`;

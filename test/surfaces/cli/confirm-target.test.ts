@@ -85,6 +85,24 @@ describe('the confirmation question', () => {
     expect(cloudReads()).toEqual([]);
   });
 
+  it('counts only what would change: missing keys, tags no item carries, items not in the collection', async () => {
+    const del = await atTerminal(['delete', I.seaLevelArticle, 'ZZZZ2345'], 'n', {
+      ZOTEUS_ALLOW_DELETE: 'true',
+    });
+    expect(del.stdout).toMatch(
+      new RegExp(
+        `will delete 1 item permanently: "[^"]+" \\(${I.seaLevelArticle}\\).*; ZZZZ2345 is not in the library\\. Proceed\\?`,
+      ),
+    );
+    const tag = await atTerminal(['tag', 'delete', 'no such tag'], 'n');
+    expect(tag.stdout).toContain(
+      'will delete tag "no such tag", which no item carries (nothing would change). Proceed?',
+    );
+    const remove = await atTerminal(['collection', 'remove', C.climate, I.attentionPaper], 'n');
+    expect(remove.stdout).toContain('(the items stay in the library; 0 of them are in it). Proceed?');
+    expect(cloudReads()).toEqual([]);
+  });
+
   it('"n" changes nothing and is confirmation_required in the envelope', async () => {
     const r = await atTerminal(['collection', 'remove', C.climate, I.seaLevelArticle], 'n', {
       ZOT_FORMAT: 'json',

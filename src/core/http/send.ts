@@ -80,7 +80,8 @@ export interface HttpLayerOptions {
 }
 
 /** Why a wait is needed: a pause the server asked for earlier, or this request's own answer. */
-export type WaitCause = { kind: 'pause' } | { kind: 'status'; status: number };
+/** `asked`: the answer said how long (Retry-After); else the wait is the layer's own backoff. */
+export type WaitCause = { kind: 'pause' } | { kind: 'status'; status: number; asked: boolean };
 
 /** The client's wording of the failures the layer decides on. */
 export interface Failures {
@@ -255,8 +256,8 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         if (backoff !== undefined) rate.pauseUntil(rate.now() + backoff);
       }
       if (statuses.has(answer.status)) {
-        const cause: WaitCause = { kind: 'status', status: answer.status };
         const retryAfter = retryAfterMs(answer.headers, rate.now());
+        const cause: WaitCause = { kind: 'status', status: answer.status, asked: retryAfter !== undefined };
         const wait = retryAfter ?? backoffDelayMs(rateRetries, random);
         if (rateRetries >= maxRetries || wait > maxWaitMs)
           throw failures.rateLimited(Math.max(1, Math.ceil(wait / 1000)), cause, true);

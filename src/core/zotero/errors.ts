@@ -122,6 +122,29 @@ export function rateLimitedError(
   );
 }
 
+/**
+ * The error for 429/503 answers that gave no Retry-After, once the layer's own backoff would
+ * overrun the call's budget (or the retries are used up): the server asked for nothing, so the
+ * message says what it answered and how long Zoteus would have waited, never "asked to wait".
+ */
+export function throttledError(
+  req: RequestDescription,
+  waitSeconds: number,
+  status: number,
+  exhausted: boolean,
+): ZoteusError {
+  const why = exhausted
+    ? 'and the retries are used up'
+    : `and waiting ${waitSeconds} s more before retrying would overrun this call's retry budget`;
+  return new ZoteusError(
+    'rate_limited',
+    req.redact(
+      `The Zotero API answered HTTP ${status} to ${req.method} ${req.path} without saying how long to wait, ${why}.`,
+    ),
+    { retryAfterSeconds: waitSeconds, hint: `Wait a minute, then retry.` },
+  );
+}
+
 /** The error for a refused, reset or timed-out connection (`reason` as the HTTP layer names it). */
 export function networkError(req: RequestDescription, reason: string, timedOut: boolean): ZoteusError {
   // A write whose answer never came may have been applied: say so, never "could not reach".

@@ -10,7 +10,13 @@ import { createHttpLayer, type Failures } from '../http/index.js';
 import { randomHex } from '../node-crypto.js';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
-import { httpError, networkError, rateLimitedError, type RequestDescription } from './errors.js';
+import {
+  httpError,
+  networkError,
+  rateLimitedError,
+  throttledError,
+  type RequestDescription,
+} from './errors.js';
 import { newCall } from './ratelimit.js';
 import { createSemaphore } from './semaphore.js';
 import type {
@@ -164,8 +170,12 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
       headers['If-Unmodified-Since-Version'] = String(opts.ifUnmodifiedSinceVersion);
     if (opts.writeToken !== undefined) headers['Zotero-Write-Token'] = opts.writeToken;
     const failures: Failures = {
-      rateLimited: (seconds, cause) =>
-        rateLimitedError(desc, seconds, cause.kind === 'pause' ? 'Backoff' : `HTTP ${cause.status}`),
+      rateLimited: (seconds, cause, exhausted) =>
+        cause.kind === 'pause'
+          ? rateLimitedError(desc, seconds, 'Backoff')
+          : cause.asked
+            ? rateLimitedError(desc, seconds, `HTTP ${cause.status}`)
+            : throttledError(desc, seconds, cause.status, exhausted),
       unreachable: (reason, timedOut) => networkError(desc, reason, timedOut),
     };
     return layer.send(

@@ -30,6 +30,26 @@ describe('rate limits', () => {
     expect(h.clock.sleeps).toEqual([750, 1500]);
   });
 
+  it('a 503 without Retry-After beyond the budget says what the server answered, not that it asked to wait', async () => {
+    const client = h.makeClient({ retryBudgetMs: 2_000 });
+    h.server.faults.rateLimit({ status: 503, times: 10 });
+    const error = await caught(client.request('GET', items));
+    expect(error.code).toBe('rate_limited');
+    expect(error.message).toMatch(
+      new RegExp(
+        `^The Zotero API answered HTTP 503 to GET ${items} without saying how long to wait, and waiting \\d+ s more before retrying would overrun this call's retry budget\\.$`,
+      ),
+    );
+    expect(error.message).not.toContain('asked to wait');
+  });
+
+  it('a 429 with Retry-After beyond the budget says the server asked to wait', async () => {
+    const client = h.makeClient({ retryBudgetMs: 2_000 });
+    h.server.faults.rateLimit({ retryAfter: 30 });
+    const error = await caught(client.request('GET', items));
+    expect(error.message).toContain('asked to wait 30 s (HTTP 429)');
+  });
+
   it('honours Backoff for every later request to the server', async () => {
     h.server.faults.backoff({ seconds: 5 });
     await h.client.request('GET', items);

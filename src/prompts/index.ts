@@ -3,6 +3,10 @@
  * the tools the server exposes, so it names only tools that exist.
  */
 import type { AnyPrompt } from '../core/prompt.js';
+import cite from './cite.js';
 import evidenceTable from './evidence-table.js';
 
-export const prompts: readonly AnyPrompt[] = [evidenceTable as unknown as AnyPrompt];
+export const prompts: readonly AnyPrompt[] = [
+  evidenceTable as unknown as AnyPrompt,
+  cite as unknown as AnyPrompt,
+];

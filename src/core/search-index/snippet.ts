@@ -12,6 +12,8 @@ import { ftsFold } from './terms.js';
 const WORD_RE = /[\p{L}\p{N}]+/gu;
 /** Words shown around the best spot of a field. */
 const WINDOW = 24;
+/** Characters kept before the first word and after the last one of a text (brackets, a full stop). */
+const EDGE = 8;
 
 export interface Matched {
   field: TextColumn;
@@ -49,13 +51,17 @@ function snippetOf(text: string, toks: readonly Token[]): string {
   const from = bestAt;
   const to = Math.min(toks.length, from + WINDOW);
   let out = '';
+  // A window at the text's start or end keeps a few characters before its first word or after
+  // its last ("(group copy)", not "(group copy"), in whole code points (no emoji cut in half).
   let at = toks[from]!.start;
+  if (from === 0) out += [...text.slice(Math.max(0, at - 4 * EDGE), at)].slice(-EDGE).join('');
   for (let i = from; i < to; i++) {
     const t = toks[i]!;
     out += text.slice(at, t.start);
     out += t.hit ? `«${text.slice(t.start, t.end)}»` : text.slice(t.start, t.end);
     at = t.end;
   }
+  if (to === toks.length) out += [...text.slice(at, at + 4 * EDGE)].slice(0, EDGE).join('');
   const snippet = out.replace(/\s+/g, ' ').trim();
   return `${from > 0 ? '…' : ''}${snippet}${to < toks.length ? '…' : ''}`;
 }

@@ -117,7 +117,15 @@ function accepted(s: Schema | undefined, name: string): string {
   switch (def.type) {
     case 'number': {
       const whole = s.isInt === true;
-      const min = typeof s.minValue === 'number' && Math.abs(s.minValue) < UNBOUNDED ? s.minValue : undefined;
+      const bound =
+        typeof s.minValue === 'number' && Math.abs(s.minValue) < UNBOUNDED ? s.minValue : undefined;
+      // `positive()` is "greater than 0": the least whole number it takes is 1, not 0.
+      const exclusive = (def.checks ?? []).some(
+        (c) =>
+          (c as { _zod: { def: { check?: string; inclusive?: boolean } } })._zod.def.check ===
+            'greater_than' && (c as { _zod: { def: { inclusive?: boolean } } })._zod.def.inclusive === false,
+      );
+      const min = bound !== undefined && exclusive && whole ? bound + 1 : bound;
       const max = typeof s.maxValue === 'number' && Math.abs(s.maxValue) < UNBOUNDED ? s.maxValue : undefined;
       const kind = whole ? 'a whole number' : 'a number';
       const fmt = (n: number) => n.toLocaleString('en-US');

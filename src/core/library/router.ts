@@ -45,7 +45,7 @@ import { desktop, type DesktopLibrary, type DesktopState } from './readers/deskt
 import { createLocalApiReader } from './readers/local-api.js';
 import { createSqliteReader } from './readers/sqlite.js';
 import { openWebReader } from './readers/web.js';
-import { onlyOn } from '../call/refs.js';
+import { onlyOn, paramRef } from '../call/refs.js';
 
 export { noteWrite, RECENT_WRITE_TTL_MS } from './recent-writes.js';
 
@@ -102,16 +102,19 @@ function describeDesktop(state: DesktopState): string {
 async function desktopLibrary(
   deps: Deps,
   ref: LibraryRef,
-): Promise<{ lib: DesktopLibrary; label: string; why: string } | { why: string }> {
+): Promise<{ lib: DesktopLibrary; label: string; why: string } | { why: string; userId?: number }> {
   const d = await desktop(deps);
   const libraries = await d.libraries();
   if (ref.type === 'group') {
     const lib = libraries.find((l) => l.type === 'group' && l.id === ref.id);
-    return lib
-      ? { lib, label: `groups/${lib.id}`, why: `the desktop app holds group ${lib.id} (${lib.name})` }
-      : {
-          why: `group ${ref.id} is not in the desktop app's Zotero (not joined, or not synced to this computer)`,
-        };
+    if (lib)
+      return { lib, label: `groups/${lib.id}`, why: `the desktop app holds group ${lib.id} (${lib.name})` };
+    // An id given alone is read as a group's: the user's own id, given so, is a likely slip.
+    const mine = libraries.some((l) => l.type === 'user' && l.id === ref.id && l.id > 0);
+    return {
+      why: `group ${ref.id} is not in the desktop app's Zotero (${mine ? `${ref.id} is the id of your own user library` : 'not joined, or not synced to this computer'})`,
+      ...(mine && ref.id !== null ? { userId: ref.id } : {}),
+    };
   }
   const own = libraries.find((l) => l.type === 'user');
   if (!own) return { why: "the desktop app's Zotero has no personal library" };
@@ -236,9 +239,11 @@ export async function planRoute(
         {
           field: ref.source === 'argument' ? 'library_id' : undefined,
           hint:
-            ref.type === 'group'
-              ? `Join and sync the group in Zotero, or ${keyHint()} to read it from the Web API.`
-              : `Omit the library to read the desktop's own library, or ${keyHint()}.`,
+            'userId' in held && held.userId !== undefined
+              ? `An id given alone names a group: add ${paramRef('library_type', 'user')} to read your own library, or leave out ${paramRef('library_id')} (it is the default).`
+              : ref.type === 'group'
+                ? `Join and sync the group in Zotero, or ${keyHint()} to read it from the Web API.`
+                : `Omit the library to read the desktop's own library, or ${keyHint()}.`,
         },
       );
     }

@@ -75,3 +75,11 @@ describe('did you mean', () => {
     expect((await refusal(['frobnicate'])).message).toBe("Unknown command 'frobnicate' for `zot`.");
   });
 });
+
+describe('library addresses', () => {
+  it('--library-id 0 says what it takes without contradicting itself', async () => {
+    const r = await refusal(['search', 'x', '--library-id', '0']);
+    expect(r).toMatchObject({ exit: 3, field: 'library_id' });
+    expect(r.message).toBe('--library-id must be a whole number, 1 or more (got 0).');
+  });
+});

@@ -8,11 +8,13 @@
  * 2. Only common words: rows holding all of them, else any of them; when more than CANDIDATE_CAP rows
  *    qualify, the CANDIDATE_CAP most recently indexed of them are scored, and the answer says so.
  *
- * A query word absent from the library's vocabulary stands for the words it begins
+ * Stop words (`stopwords.ts`) are not query words here. A query word absent from the
+ * library's vocabulary stands for the words it begins
  * (`transform` → `transformer`, `transformers`), at most PREFIX_TERMS of them.
  */
 import type { IndexDb } from './store.js';
-import { ftsQuote, ftsWords } from './terms.js';
+import { keywordWords } from './stopwords.js';
+import { ftsQuote } from './terms.js';
 
 const RARE_DOCS = 1500;
 export const CANDIDATE_CAP = 3000;
@@ -36,7 +38,8 @@ export function planCandidates(db: IndexDb, query: string): CandidatePlan {
     .pluck();
   // Each query word as a group of index terms (itself, or the words it begins) and its rows.
   const groups: Array<{ word: string; terms: string[]; docs: number }> = [];
-  for (const word of ftsWords(query)) {
+  // Stop words are left out: they would make every item a candidate and add nothing to BM25.
+  for (const word of keywordWords(query)) {
     const exact = (docFreq.get(word) as number | undefined) ?? 0;
     if (exact > 0) {
       groups.push({ word, terms: [word], docs: exact });

@@ -109,3 +109,18 @@ export function backgroundBuildStarted(library: string): ProgressEvent {
     message: `Building the search index of ${library} in the background; later searches will be faster.`,
   };
 }
+
+/**
+ * The announcement of an index build this call runs before answering (a small library without
+ * an index): the build's own phases show as bars, this says why a search waits. It goes out as
+ * the background build's does (`background: true`: announced once, a line of its own on a
+ * terminal), and the build's `start`/`progress`/`complete` events follow it in this call.
+ */
+export function foregroundBuildStarted(library: string): ProgressEvent {
+  return {
+    event: 'start',
+    phase: 'index_build',
+    background: true,
+    message: `Building the search index of ${library} before searching (once); later searches will be faster.`,
+  };
+}

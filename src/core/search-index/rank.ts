@@ -1,7 +1,9 @@
 /**
  * Ranked retrieval over one index: BM25 over every row's text (a child note, annotation or
  * attachment's full text counts for its top-level item), vectors when the index has them,
- * both merged with reciprocal-rank fusion. Each hit says which field or passage matched.
+ * both merged with reciprocal-rank fusion. Each hit says which field or passage matched, and
+ * keeps each ranking's own score: which one a hit shows depends on what ran in every library
+ * of the search (semantic.ts).
  */
 import { decodeVector, type Embedder } from './embeddings.js';
 import { reciprocalRankFusion } from './fusion.js';
@@ -29,11 +31,24 @@ const DEPTH = 200;
 export interface RankedHit {
   key: string;
   title: string;
+  /** Zotero's creatorSummary: `Smith`, `Smith and Jones`, `Smith et al.`; '' without creators. */
+  creatorSummary: string;
+  /** The year of the item's date, null when it has none. */
+  year: string | null;
   itemType: string;
   score: number;
   ranks: { keyword: number | null; vector: number | null };
   /** Where the query matched (keyword hits): the field, the child item holding it, a snippet. */
   matched: { field: TextColumn; itemKey: string; snippet: string } | null;
+}
+
+/**
+ * A hit with each ranking's score, before one is chosen: `keyword` the BM25 score of its best
+ * row (FTS5's bm25() negated, so higher is better), `vector` the cosine similarity of its
+ * vector and the query's, `fusion` the reciprocal-rank fusion of both ranks.
+ */
+export interface ScoredHit extends Omit<RankedHit, 'score'> {
+  scores: { keyword: number | null; vector: number | null; fusion: number };
 }
 
 export interface VectorState {
@@ -126,14 +141,14 @@ async function vectorRanking(
   db: IndexDb,
   query: string,
   options: RankOptions,
-): Promise<{ keys: string[]; state: VectorState }> {
+): Promise<{ ranked: Array<{ key: string; score: number }>; state: VectorState }> {
   const embedder = options.embedder;
-  if (!embedder) return { keys: [], state: { used: false, reason: 'ZOTEUS_EMBEDDINGS is off.' } };
+  if (!embedder) return { ranked: [], state: { used: false, reason: 'ZOTEUS_EMBEDDINGS is off.' } };
   const model = `${embedder.provider}:${embedder.model}`;
   const count = db.prepare('SELECT count(*) FROM vectors WHERE model = ?').pluck().get(model) as number;
   if (count === 0) {
     return {
-      keys: [],
+      ranked: [],
       state: {
         used: false,
         model,
@@ -146,7 +161,7 @@ async function vectorRanking(
     [q] = (await embedder.embed([query])) as [Float32Array];
   } catch (error) {
     return {
-      keys: [],
+      ranked: [],
       state: { used: false, model, reason: `The embeddings server failed: ${(error as Error).message}` },
     };
   }
@@ -173,7 +188,7 @@ async function vectorRanking(
     scored.push({ key, score: dot });
   }
   scored.sort((a, b) => b.score - a.score);
-  return { keys: scored.slice(0, DEPTH).map((s) => s.key), state: { used: true, model } };
+  return { ranked: scored.slice(0, DEPTH), state: { used: true, model } };
 }
 
 /** Which field of a row holds the query best, and a snippet of it (`snippet.ts`). */
@@ -190,27 +205,37 @@ export async function rankIndex(
   db: IndexDb,
   query: string,
   options: RankOptions,
-): Promise<{ hits: RankedHit[]; vectors: VectorState; notice?: string }> {
+): Promise<{ hits: ScoredHit[]; vectors: VectorState; notice?: string }> {
   const plan = options.mode === 'vector' ? undefined : planCandidates(db, query);
   const keyword = plan ? keywordRanking(db, plan, options) : [];
   const vector =
     options.mode === 'keyword'
-      ? { keys: [], state: { used: false, reason: 'Keyword ranking was asked for.' } as VectorState }
+      ? { ranked: [], state: { used: false, reason: 'Keyword ranking was asked for.' } as VectorState }
       : await vectorRanking(db, query, options);
-  const fused = reciprocalRankFusion([keyword.map((r) => r.top), vector.keys]).slice(0, options.limit);
+  const fused = reciprocalRankFusion([keyword.map((r) => r.top), vector.ranked.map((v) => v.key)]).slice(
+    0,
+    options.limit,
+  );
   const byTop = new Map(keyword.map((r) => [r.top, r]));
+  const similarity = new Map(vector.ranked.map((v) => [v.key, v.score]));
   const words = plan?.words ?? ftsWords(query);
   const info = db.prepare(
-    'SELECT i.item_type AS itemType, d.title AS title FROM items i JOIN docs d ON d.rowid = i.rid WHERE i.key = ?',
+    `SELECT i.item_type AS itemType, d.title AS title, i.creator_summary AS creatorSummary, i.date_sql AS dateSql
+     FROM items i JOIN docs d ON d.rowid = i.rid WHERE i.key = ?`,
   );
-  const hits = fused.map((f): RankedHit => {
+  const hits = fused.map((f): ScoredHit => {
     const row = byTop.get(f.id);
-    const meta = info.get(f.id) as { itemType: string; title: string } | undefined;
+    const meta = info.get(f.id) as
+      { itemType: string; title: string; creatorSummary: string; dateSql: string } | undefined;
+    const year = meta?.dateSql.slice(0, 4);
     return {
       key: f.id,
       title: meta?.title ?? '',
+      creatorSummary: meta?.creatorSummary ?? '',
+      year: year && year !== '0000' ? year : null,
       itemType: meta?.itemType ?? '',
-      score: Number(f.score.toFixed(6)),
+      // bm25() is lower for better matches (negative): negated, a higher score is a better match.
+      scores: { keyword: row ? -row.score : null, vector: similarity.get(f.id) ?? null, fusion: f.score },
       ranks: { keyword: f.ranks[0] ?? null, vector: f.ranks[1] ?? null },
       matched: row && words.length ? matchedField(db, row, words) : null,
     };

@@ -12,6 +12,7 @@ import { ANNOTATION_PROPS, ATTACHMENT_PROPS, COMMON_PROPS } from '../items/valid
 import { buildSchema, readBundledSchema, type ItemSchema } from '../items/schema.js';
 import type { WebApiCreator, WebApiItem, WebApiTag } from '../local/sqlite/types.js';
 import { fold } from '../local/sqlite/text.js';
+import { creatorSummary } from '../local/sqlite/hydrate.js';
 import type { TextColumn } from './store.js';
 
 export interface IndexRecord {
@@ -27,6 +28,8 @@ export interface IndexRecord {
   title: string;
   titleSort: string;
   creatorSort: string;
+  /** Zotero's `meta.creatorSummary` (`Smith`, `Smith and Jones`, `Smith et al.`), '' without creators. */
+  creatorSummary: string;
   dateSql: string;
   tcy: string;
   tags: WebApiTag[];
@@ -134,6 +137,7 @@ export function toRecord(item: WebApiItem, sig: string): IndexRecord {
     title,
     titleSort: fold(title),
     creatorSort: first ? fold(lastName(first)) : '',
+    creatorSummary: str(item.meta.creatorSummary) || creatorSummary(primary, creators),
     dateSql,
     tcy: fold(`${title} ${names} ${year === '0000' ? '' : year}`),
     tags,

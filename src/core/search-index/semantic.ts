@@ -9,8 +9,8 @@ import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
 import { createEmbedder } from './embeddings.js';
-import { backgroundBuildStarted, startBackgroundBuild } from './fresh.js';
-import { rankIndex, type RankedHit, type VectorState } from './rank.js';
+import { backgroundBuildStarted, foregroundBuildStarted, startBackgroundBuild } from './fresh.js';
+import { rankIndex, type RankedHit, type ScoredHit, type VectorState } from './rank.js';
 import {
   indexedLibrary,
   indexStatus,
@@ -43,6 +43,7 @@ export interface LibraryAnswer {
 
 export interface SemanticOutput {
   q: string;
+  /** What ran: `keyword` when no library's vectors were used, whatever was asked (scoreOf). */
   mode: 'hybrid' | 'keyword' | 'vector';
   hits: Array<RankedHit & { library: string }>;
   libraries: LibraryAnswer[];
@@ -71,7 +72,7 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
     );
   }
   const answers: LibraryAnswer[] = [];
-  const hits: SemanticOutput['hits'] = [];
+  const hits: Array<ScoredHit & { library: string }> = [];
   const seen = new Set<string>();
   for (const args of targets) {
     const lib = await indexedLibrary(deps, args);
@@ -145,8 +146,23 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
       },
     );
   }
-  hits.sort((a, b) => b.score - a.score);
-  return { q: input.q, mode, hits: hits.slice(0, limit), libraries: answers };
+  // What ran decides the score every hit shows, so that scores of one answer compare.
+  const ran = mode === 'hybrid' && !answers.some((a) => a.vectors.used) ? 'keyword' : mode;
+  const scored = hits.map(({ scores, ...hit }) => ({ ...hit, score: scoreOf(scores, ran) }));
+  // Stable: hits of equal score keep their library's order.
+  scored.sort((a, b) => b.score - a.score);
+  return { q: input.q, mode: ran, hits: scored.slice(0, limit), libraries: answers };
+}
+
+/**
+ * The score a hit shows, by what ran: keyword, the BM25 score (FTS5's bm25() with the field
+ * weights, negated: higher is better); vector, the cosine similarity with the query (-1 to 1);
+ * hybrid, the reciprocal-rank fusion Σ 1/(60 + rank). Six significant digits.
+ */
+function scoreOf(scores: ScoredHit['scores'], ran: SemanticOutput['mode']): number {
+  const value = ran === 'keyword' ? scores.keyword : ran === 'vector' ? scores.vector : scores.fusion;
+  // A hit is in the ranking that ran (keyword: only keyword hits; vector: only vector hits).
+  return Number((value ?? 0).toPrecision(6));
 }
 
 /** Makes the library's index ready to search, or starts building it in the background. */
@@ -174,6 +190,8 @@ async function prepare(
   const min = deps.config.indexAutoMinItems;
   const size = lib.feed.size ? await lib.feed.size() : undefined;
   if (min === 0 || (size !== undefined && size < min)) {
+    // Said before the build's bars, so that a person knows why the search waits.
+    deps.progress(foregroundBuildStarted(lib.library));
     await runIndexUpdate(deps, args, lib, { onVectorsError });
     return 'built';
   }

@@ -18,7 +18,7 @@ import { TEXT_COLUMNS } from './columns.js';
 import { ensureDir } from '../dirs.js';
 
 /** Bumped whenever the tables or what goes into them change: older files are rebuilt. */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 export { TEXT_COLUMNS, type TextColumn } from './columns.js';
 
@@ -39,7 +39,9 @@ CREATE TABLE IF NOT EXISTS items (
   date_modified TEXT NOT NULL,
   title_sort TEXT NOT NULL,
   creator_sort TEXT NOT NULL,
-  date_sql TEXT NOT NULL
+  date_sql TEXT NOT NULL,
+  -- Zotero's creatorSummary ("Smith", "Smith and Jones", "Smith et al."): what a ranked hit shows.
+  creator_summary TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS items_state ON items(deleted, parent);
 CREATE INDEX IF NOT EXISTS items_parent ON items(parent);

@@ -278,13 +278,14 @@ function aborted(): ZoteusError {
 function writer(db: IndexDb, collectTerms: boolean) {
   const upsert = db.prepare(`
     INSERT INTO items (key, src_id, parent, top, item_type, own_deleted, deleted, version, sig, date_added,
-      date_modified, title_sort, creator_sort, date_sql)
+      date_modified, title_sort, creator_sort, date_sql, creator_summary)
     VALUES (@key, @srcId, @parent, NULL, @itemType, @ownDeleted, @ownDeleted, @version, @sig, @dateAdded,
-      @dateModified, @titleSort, @creatorSort, @dateSql)
+      @dateModified, @titleSort, @creatorSort, @dateSql, @creatorSummary)
     ON CONFLICT(key) DO UPDATE SET src_id = excluded.src_id, parent = excluded.parent,
       item_type = excluded.item_type, own_deleted = excluded.own_deleted, version = excluded.version,
       sig = excluded.sig, date_added = excluded.date_added, date_modified = excluded.date_modified,
-      title_sort = excluded.title_sort, creator_sort = excluded.creator_sort, date_sql = excluded.date_sql
+      title_sort = excluded.title_sort, creator_sort = excluded.creator_sort, date_sql = excluded.date_sql,
+      creator_summary = excluded.creator_summary
     RETURNING rid`);
   const ridOf = db.prepare('SELECT rid FROM items WHERE key = ?').pluck();
   const delItem = db.prepare('DELETE FROM items WHERE rid = ?');
@@ -317,6 +318,7 @@ function writer(db: IndexDb, collectTerms: boolean) {
         titleSort: r.titleSort,
         creatorSort: r.creatorSort,
         dateSql: r.dateSql,
+        creatorSummary: r.creatorSummary,
       }) as { rid: number };
       delTags.run(rid);
       delCollections.run(rid);

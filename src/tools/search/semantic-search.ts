@@ -1,12 +1,14 @@
 /**
  * `zotero_semantic_search` / `zot semantic-search QUERY`: ranked retrieval over the local
  * search index (BM25 keyword ranking, plus embedding vectors when configured, merged with
- * reciprocal-rank fusion), over one library or several.
+ * reciprocal-rank fusion), over one library or several. The CLI's table view is a list for
+ * people (`text`): each hit's title, creators and year, score, and the passage that matched.
  */
 import * as z from 'zod';
 import { checkItemTypeFilter } from '../../core/items/read/filters.js';
 import { localSchema } from '../../core/items/schema.js';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
+import { checkRankedQuery } from '../../core/search-index/stopwords.js';
 import { defineTool } from '../../core/tool.js';
 import { provenanceField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
@@ -17,8 +19,16 @@ const hit = z.object({
   key: z.string().describe('The top-level item (zotero_get_item reads it).'),
   library: z.string().describe('The library it is in, as users/ID or groups/ID.'),
   title: z.string(),
+  creatorSummary: z
+    .string()
+    .describe('Its creators as Zotero sums them up (Smith, Smith and Jones, Smith et al.).'),
+  year: z.string().nullable().describe('The year of its date; null when it has none.'),
   itemType: z.string(),
-  score: z.number().describe('Reciprocal-rank fusion score: higher is better; comparable within one answer.'),
+  score: z
+    .number()
+    .describe(
+      'Higher is better, comparable within one answer. keyword mode: the BM25 score (of the item or its best-matching child); vector: the cosine similarity with the query (-1 to 1); hybrid: the fusion score, Σ 1/(60 + rank) over both rankings.',
+    ),
   ranks: z.object({
     keyword: z
       .number()
@@ -45,6 +55,40 @@ const hit = z.object({
     .describe('null when only the vector ranking found the item.'),
 });
 
+const output = z.object({
+  q: z.string().describe('The query, as searched.'),
+  mode: z
+    .enum(['hybrid', 'keyword', 'vector'])
+    .describe(
+      'What ran (not what was asked): keyword when no vectors were used (libraries[].vectors.reason says why), hybrid when vectors were merged in, vector for vectors alone. It decides what a hit’s score is.',
+    ),
+  hits: z.array(hit),
+  libraries: z
+    .array(
+      z.object({
+        library: z.string(),
+        backend: z.string(),
+        index: z
+          .enum(['ready', 'updated', 'built', 'building'])
+          .describe(
+            'ready: used as it was; updated: brought up to date first; built: built now; building: not searched yet.',
+          ),
+        items: z.number().int().describe('Top-level items in the index.'),
+        vectors: z.object({
+          used: z.boolean(),
+          model: z.string().optional(),
+          reason: z.string().optional().describe('Why vectors were not used.'),
+        }),
+        message: z.string().optional(),
+      }),
+    )
+    .describe('Each library searched, its index and whether vectors were used.'),
+  provenance: provenanceField,
+});
+
+type Output = z.infer<typeof output>;
+type Hit = Output['hits'][number];
+
 export default defineTool({
   name: 'zotero_semantic_search',
   title: 'Ranked search of the library (read-only)',
@@ -55,13 +99,16 @@ export default defineTool({
     'items of a library by relevance to a free-text query: keyword ranking (BM25 over title, creators, abstract,',
     'tags, other fields, your notes, PDF annotations and, when indexed with ZOTEUS_INDEX_FULLTEXT, attachments’ full',
     'text; a child note or passage counts for its item) always works offline; with ZOTEUS_EMBEDDINGS set (openai or',
-    'ollama) a vector ranking is merged in by reciprocal-rank fusion. Each hit gives the key, title, library, score,',
-    'both ranks and what matched (field, the child item holding it, a snippet): read passages further with',
-    'zotero_get_fulltext, then cite them with zotero_evidence_table. libraries searches several libraries at once',
-    '(hits labelled by library). libraries[].vectors says whether vectors were used and, when not, why: results are',
-    'never silently keyword-only. The index is brought up to date before searching; a library without one is',
-    'indexed now when small, else in the background (libraries[].index "building"; search again later). Use',
-    'zotero_search_items for exact filtering, listing and paging.',
+    'ollama) a vector ranking is merged in by reciprocal-rank fusion. The answer’s mode says what ran: keyword when',
+    'no vectors were used, and libraries[].vectors.reason says why (results are never silently keyword-only). A',
+    'hit’s score, higher is better, is its BM25 score in keyword mode, its cosine similarity in vector mode and the',
+    'fusion score in hybrid mode. Common English words (the, of, and…) are left out of keyword ranking; a query of',
+    'only such words, or with no letter or digit, is refused (validation_error). Each hit gives the key, title,',
+    'creators, year, score, both ranks and what matched (field, the child item holding it, a snippet): read passages',
+    'further with zotero_get_fulltext, then cite them with zotero_evidence_table. libraries searches several',
+    'libraries at once (hits labelled by library). The index is brought up to date before searching; a library',
+    'without one is indexed now when small, else in the background (libraries[].index "building"; search again',
+    'later). Use zotero_search_items for exact filtering, listing and paging.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -110,43 +157,17 @@ export default defineTool({
       ...libraryParams,
     })
     .strict(),
-  output: z.object({
-    q: z.string().describe('The query, as searched.'),
-    mode: z.enum(['hybrid', 'keyword', 'vector']),
-    hits: z.array(hit),
-    libraries: z
-      .array(
-        z.object({
-          library: z.string(),
-          backend: z.string(),
-          index: z
-            .enum(['ready', 'updated', 'built', 'building'])
-            .describe(
-              'ready: used as it was; updated: brought up to date first; built: built now; building: not searched yet.',
-            ),
-          items: z.number().int().describe('Top-level items in the index.'),
-          vectors: z.object({
-            used: z.boolean(),
-            model: z.string().optional(),
-            reason: z.string().optional().describe('Why vectors were not used.'),
-          }),
-          message: z.string().optional(),
-        }),
-      )
-      .describe('Each library searched, its index and whether vectors were used.'),
-    provenance: provenanceField,
-  }),
+  output,
   rows: 'hits',
-  summarize(out) {
-    const vec = out.libraries.some((l) => l.vectors.used) ? 'keywords + vectors' : 'keywords only';
-    const building = out.libraries.filter((l) => l.index === 'building').map((l) => l.library);
-    return `${out.hits.length} hit${out.hits.length === 1 ? '' : 's'} for ${JSON.stringify(out.q)} (${vec}; ${out.libraries
-      .filter((l) => l.index !== 'building')
-      .map((l) => l.library)
-      .join(', ')})${building.length ? `; still indexing ${building.join(', ')}` : ''}.`;
-  },
+  summarize: summary,
+  text: (out, input) =>
+    [...wrap(summary(out, input), ''), ...out.hits.map((h, i) => hitText(h, i, out)), ...notices(out)].join(
+      '\n',
+    ),
   // An item type Zotero does not have would match nothing: refused offline, with the closest.
+  // So is a query with no word, or (unless ranked by vectors alone) of stop words only.
   check(input, { config }) {
+    checkRankedQuery(input.q, input.mode ?? 'hybrid', config.embeddings !== 'off');
     if (input.item_type !== undefined) checkItemTypeFilter(localSchema(config), input.item_type);
   },
   async run(input, deps) {
@@ -154,3 +175,87 @@ export default defineTool({
     return { ...(await semanticSearch(deps, input)), provenance: PROVENANCE };
   },
 });
+
+/** What ran, in words, and what the score is: the same `mode` the answer carries. */
+const RAN: Record<Output['mode'], string> = {
+  keyword: 'keywords; BM25 scores',
+  vector: 'vectors; cosine similarity scores',
+  hybrid: 'keywords + vectors; rank fusion scores',
+};
+
+/** "3 hits for "ice" in users/1 (keywords only: ZOTEUS_EMBEDDINGS is off; BM25 scores)." */
+function summary(out: Output, input: { mode?: Output['mode'] | undefined }): string {
+  const asked = input.mode ?? 'hybrid';
+  const why = out.libraries.find((l) => !l.vectors.used && l.index !== 'building')?.vectors.reason;
+  const ran =
+    out.mode === 'keyword' && asked !== 'keyword'
+      ? `keywords only${why ? `: ${why.replace(/\.$/, '')}` : ''}; BM25 scores`
+      : RAN[out.mode];
+  const searched = out.libraries.filter((l) => l.index !== 'building').map((l) => l.library);
+  const building = out.libraries.filter((l) => l.index === 'building').map((l) => l.library);
+  const n = out.hits.length;
+  return `${n} hit${n === 1 ? '' : 's'} for ${JSON.stringify(out.q)} in ${searched.join(', ')} (${ran})${
+    building.length ? `; still indexing ${building.join(', ')}` : ''
+  }.`;
+}
+
+/** Width of the list: the CLI fits wider lines to a narrower terminal itself. */
+const WIDTH = 80;
+const INDENT = '    ';
+
+/** Words of `text` in lines of at most WIDTH characters, each starting with `indent`. */
+function wrap(text: string, indent: string, first = indent): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (!empty && [...line].length + 1 + [...word].length > WIDTH) {
+      lines.push(line);
+      line = indent;
+      empty = true;
+    }
+    line += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  if (!empty) lines.push(line);
+  return lines;
+}
+
+function scoreText(score: number, mode: Output['mode']): string {
+  return mode === 'keyword' ? score.toFixed(2) : mode === 'vector' ? score.toFixed(3) : score.toFixed(4);
+}
+
+/**
+ * One hit: its number and title, then creators · year · type · key · score (and the library
+ * when several were searched), then where it matched and the passage, wrapped.
+ */
+function hitText(h: Hit, i: number, out: Output): string {
+  const head = `${String(i + 1).padStart(2)}. `;
+  const ranks =
+    out.mode === 'hybrid'
+      ? ` (keyword ${h.ranks.keyword === null ? '–' : `#${h.ranks.keyword}`}, vector ${
+          h.ranks.vector === null ? '–' : `#${h.ranks.vector}`
+        })`
+      : '';
+  const about = [
+    h.creatorSummary,
+    h.year ?? '',
+    h.itemType,
+    h.key,
+    `score ${scoreText(h.score, out.mode)}${ranks}`,
+    out.libraries.length > 1 ? h.library : '',
+  ].filter(Boolean);
+  const lines = [...wrap(h.title || '(untitled)', INDENT, head), ...wrap(about.join(' · '), INDENT)];
+  if (h.matched) {
+    const where =
+      h.matched.itemKey === h.key ? h.matched.field : `${h.matched.field} (child ${h.matched.itemKey})`;
+    lines.push(...wrap(`${where}: ${h.matched.snippet}`, INDENT));
+  }
+  return `\n${lines.join('\n')}`;
+}
+
+/** What a library's answer adds (still being indexed, a word too common to rank in full). */
+function notices(out: Output): string[] {
+  const said = out.libraries.filter((l) => l.message !== undefined);
+  return said.length ? ['', ...said.flatMap((l) => wrap(`${l.library}: ${l.message}`, '  ', ''))] : [];
+}

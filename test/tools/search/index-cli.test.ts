@@ -196,7 +196,8 @@ describe('zot index on zotero.sqlite (no key)', () => {
     expect(Object.keys(env)).toEqual(['ok', 'data', 'meta']);
     expect(env.data).toMatchObject({
       q: 'Greenland mass balance',
-      mode: 'hybrid',
+      // What ran: no vectors (ZOTEUS_EMBEDDINGS is off), so keywords alone.
+      mode: 'keyword',
       libraries: [
         {
           library: SAMPLE_USER,

@@ -30,6 +30,8 @@ const READS: Record<string, Record<string, unknown>> = {
   zotero_summarize: { item_keys: [I.seaLevelArticle] },
   zotero_list_notes: { item_key: I.seaLevelArticle },
   zotero_tag_audit: { vocabulary: ['sea level'] },
+  zotero_format_bibliography: { item_keys: [I.seaLevelArticle] },
+  zotero_styles: {},
 };
 /** Read actions of tools that otherwise write. */
 const READ_ACTIONS: Record<string, Record<string, unknown>> = {

@@ -230,7 +230,14 @@ export function describeIssue(
     isKeySchema(s) &&
     (!custom || KEY_RULE_WORDING.test(issue.message))
   ) {
-    return { field: top, text: `${label} must be ${what}, e.g. ABCD2345${got}` };
+    // A key typed in lower case is the commonest slip: say the key it would be.
+    const upper = typeof value === 'string' ? value.toUpperCase() : undefined;
+    const cased =
+      upper !== undefined && upper !== value && /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/.test(upper);
+    return {
+      field: top,
+      text: `${label} must be ${what}, e.g. ABCD2345${got}${cased ? `; keys are upper case: did you mean '${upper}'?` : ''}`,
+    };
   }
   // A message the declaration wrote says more than the schema's shape can.
   if (custom) return { field: top, text: `${label}: ${issue.message}` };

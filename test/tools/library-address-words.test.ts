@@ -26,3 +26,21 @@ describe('--library-id with the user’s own id', () => {
     expect(fixed.code).toBe(0);
   });
 });
+
+describe('--collection with a key that names no collection', () => {
+  it('names the library and how to find keys; a key in lower case is told its upper case', async () => {
+    const r = await zotAt(['list', '--collection', 'ZZZZ2345'], { env: sample.env() });
+    expect(r.code).toBe(4);
+    const error = r.json().error as { message: string; hint: string; field: string };
+    expect(error.message).toBe(`No collection "ZZZZ2345" in users/${SAMPLE_KEYS.user.userID}.`);
+    expect(error.field).toBe('collection_key');
+    expect(error.hint).toBe(
+      '`zot collection list --q NAME` finds collection keys (8 characters, upper case).',
+    );
+    const lower = await zotAt(['list', '--collection', 'climate2'], { env: sample.env() });
+    expect(lower.code).toBe(3);
+    expect((lower.json().error as { message: string }).message).toMatch(
+      /; keys are upper case: did you mean 'CLIMATE2'\?$/,
+    );
+  });
+});

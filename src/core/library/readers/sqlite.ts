@@ -214,6 +214,38 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
   }
 
   async function items(q: ItemQuery) {
+    try {
+      return await listItems(q);
+    } catch (error) {
+      if (
+        q.collectionKey !== undefined &&
+        error instanceof ZoteusError &&
+        error.code === 'not_found' &&
+        error.field === 'collection'
+      )
+        throw await missingCollection(q.collectionKey);
+      throw error;
+    }
+  }
+
+  /**
+   * `not_found` for a collection filter that names no collection of this library: which library,
+   * the key it meant when only the case differs (keys are upper case), and how to find keys.
+   */
+  async function missingCollection(key: string): Promise<ZoteusError> {
+    const all = await sqlite.collections(libraryID, { includeTrashed: true });
+    const near = all.find((c) => c.key.toUpperCase() === key.toUpperCase());
+    return new ZoteusError(
+      'not_found',
+      `No collection ${JSON.stringify(key)} in ${label}${near ? ` (did you mean ${near.key}?)` : ''}.`,
+      {
+        field: 'collection_key',
+        hint: `${toolRef('zotero_list_collections', { q: 'NAME' })} finds collection keys (8 characters, upper case).`,
+      },
+    );
+  }
+
+  async function listItems(q: ItemQuery) {
     const options: ItemListOptions = {
       includeTrashed: q.includeTrashed,
       onlyTrashed: q.onlyTrashed,

@@ -64,7 +64,10 @@ export interface ProgressEvent {
    * that no `complete` follows, announced once (the CLI prints `message` on a TTY).
    */
   background?: boolean;
-  /** For people: what this event announces, in words that name no command or tool. */
+  /**
+   * For people: what this event announces, in words that name no command or tool (the CLI
+   * prints the message of a background event, or of a `start`, once on a terminal).
+   */
   message?: string;
 }
 
@@ -119,6 +122,14 @@ export interface ServiceRegistry {
 
 /** What `--dry-run` prints under `data.would`, besides the command and its arguments. */
 export type Plan = Record<string, unknown>;
+
+/**
+ * A `text` that is a document (a Markdown or CSV table, BibTeX): the CLI prints it as it is,
+ * never re-wrapped to the terminal's width, so what a person copies is the document.
+ */
+export interface TextDocument {
+  document: string;
+}
 
 export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
@@ -180,8 +191,10 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * The result as text a person reads (a rendered table, a digest): the CLI prints it in
    * table mode instead of the generic rendering. (MCP `content` carries the output as JSON
    * after the summary instead: a model reads the data, and a second copy would double the size.)
+   * A document is returned as `{ document }`: printed as it is, where other text is fitted to
+   * the terminal.
    */
-  text?(output: z.infer<O>, input: z.infer<I>): string;
+  text?(output: z.infer<O>, input: z.infer<I>): string | TextDocument;
   /** The output field that holds rows, streamed by `--stream` and rendered as a table. */
   rows?: keyof z.infer<O> & string;
   /** Ready-to-run follow-up commands after success (mutating commands). */

@@ -120,7 +120,6 @@ export function foregroundBuildStarted(library: string): ProgressEvent {
   return {
     event: 'start',
     phase: 'index_build',
-    background: true,
     message: `Building the search index of ${library} before searching (once); later searches will be faster.`,
   };
 }

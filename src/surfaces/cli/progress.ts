@@ -69,7 +69,8 @@ export function createProgressWriter(options: {
     clear,
     emit(event) {
       const t = options.now();
-      if (event.background) {
+      // An announcement: a background build, or a start that says why the person waits.
+      if (event.background || (event.event === 'start' && event.message !== undefined)) {
         // Announced once per call: a second search of the same library says nothing new.
         const id = `${event.phase}\u0000${event.message ?? ''}`;
         if (announced.has(id)) return;

@@ -231,7 +231,7 @@ describe('a search that builds the index first says so', () => {
     expect(events[0]).toEqual({
       event: 'start',
       phase: 'index_build',
-      background: true,
+      // Built in this call, before the search: not a background build.
       message: ANNOUNCEMENT,
       request_id: expect.stringMatching(/^[0-9a-f]{12}$/),
       elapsed_ms: expect.any(Number),

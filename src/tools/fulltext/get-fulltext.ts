@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, maxCharsParam, offsetParam } from '../shared/params.js';
@@ -31,8 +32,8 @@ export default defineTool({
     'Read-only; changes nothing. Returns the text of the document attached to an item (its PDF first, then EPUB, HTML, text), or of the attachment item_key names,',
     'from the best source: the desktop’s Zotero index (.zotero-ft-cache), the local or Web API’s indexed full text, or, when Zotero indexed nothing or only part, the stored file itself.',
     'One mode per call: q returns the passages that best match the words (case- and accent-insensitive), each with start/end character offsets into the text,',
-    'the nearest heading, and page (exact) or pageApprox (estimated, when the index has no page breaks); page_range ("3-5") returns those pages;',
-    'outline: true returns the PDF’s table of contents with pages (its first entries, up to about 40 KB); no mode returns the start of the text (max_chars, default 10000) with totalChars — use offset (the previous end) to read on,',
+    'the nearest heading, and page (exact) or pageApprox (estimated, when the index has no page breaks); page_range ("3-5") returns those pages (when the text has page breaks: from the PDF, or an index that has them);',
+    'outline: true returns the PDF’s table of contents with pages (its first entries, up to about 40 KB); no mode returns the start of the text (max_chars, default 10000) with totalChars — use `offset` (the previous end) to read on,',
     'and prefer q over reading a long document whole. source says which source answered; complete is false when Zotero indexed only some pages (indexedPages of totalPages) and the file is not here.',
     'not_found when the item has no attachment with text, or when item_key names no item (a string not of Zotero’s key form included; a key another library on this computer holds says which). Use zotero_search_items to find items by words; zotero_get_item lists an item’s attachments.',
   ].join(' '),
@@ -51,7 +52,7 @@ export default defineTool({
         .string()
         .max(500)
         .optional()
-        .describe('Words to find: returns the best-matching passages (not with page_range or outline).'),
+        .describe('Words to find: returns the best-matching passages (not with page_range or `outline`).'),
       page_range: z
         .string()
         .max(20)
@@ -61,7 +62,7 @@ export default defineTool({
         ),
       outline: z.boolean().optional().describe('Return the PDF’s table of contents (title, page, level).'),
       max_chars: maxCharsParam(
-        'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with offset.',
+        'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with `offset`.',
         200_000,
       ),
       offset: offsetParam('No mode: start reading at this character offset (the previous answer’s end).'),
@@ -174,7 +175,7 @@ export default defineTool({
       // An outline made from heading-like lines of a long text can run to thousands of entries.
       const fit = fitRows(out.outline);
       if (fit.cut) {
-        const note = `The outline has ${out.outline.length} entries; the first ${fit.rows.length} are shown (the answer’s size bound): read a part with page_range.`;
+        const note = `The outline has ${out.outline.length} entries; the first ${fit.rows.length} are shown (the answer’s size bound): read a part with ${paramRef('page_range')}.`;
         out.outline = fit.rows;
         out.truncated = true;
         out.message = out.message ? `${out.message} ${note}` : note;

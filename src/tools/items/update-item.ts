@@ -12,14 +12,14 @@ export default defineTool({
   summary: 'Change fields of one item (title, date, any Zotero field), safely against concurrent edits.',
   description: [
     'Writes to the Zotero cloud library (Web API): changes text fields of one item, sending only the fields that differ,',
-    'under the item’s version. Give the new values in fields (e.g. {"volume": "12", "pages": "1-10"}; an empty string',
+    'under the item’s version. Give the new values of the fields to change (volume 12 and pages 1-10, say; an empty value',
     'clears a field), and/or title and date. A base field name is mapped to the item type’s own field (title is caseName',
     'for a case, publicationTitle is bookTitle for a book section). Tags, collections and trash have their own tools',
     '(zotero_manage_tags, zotero_manage_collections, zotero_trash_items). dry_run: true reads the live item and returns',
     'the field-by-field changes (from → to) without writing. If someone else changes the item meanwhile, the update is',
     're-applied to their version when they touched other fields; when they changed a field you are changing, nothing is',
     'written and the call fails with conflict naming the fields (their value and yours), so read the item and decide.',
-    'Result: key, itemType, changes [{field, from, to}], unchanged (fields that already had the value), version and',
+    'Result: key, itemType, changes (each changed field, from and to), unchanged (fields that already had the value), version and',
     'libraryVersion after the write, reapplied (rounds after a concurrent edit).',
   ].join(' '),
   tier: 'write',
@@ -46,7 +46,7 @@ export default defineTool({
         .array(z.string())
         .optional()
         .describe(
-          'New values as name=value strings (the CLI’s repeatable --field), e.g. ["volume=12"]. Same as fields.',
+          'New values as name=value strings, one per field, such as volume=12 (an empty value clears the field); the same as fields.',
         ),
       title: z
         .string()

@@ -32,7 +32,7 @@ export const libraryParams = {
     .enum(['user', 'group'])
     .optional()
     .describe(
-      'Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the library this server is configured for. "group" on its own is refused: pass library_id with it.',
+      'Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the configured default library. "group" on its own is refused: pass library_id with it.',
     ),
 };
 

@@ -95,17 +95,17 @@ export default defineTool({
   summary:
     'Check the tags of a library or collections against a controlled vocabulary; suggests zot tag commands.',
   description: [
-    'Read-only; changes nothing. Reads every top-level item in scope (the whole library, or those of collection_keys, with',
-    'their subcollections when include_subcollections is true; items in the trash are left out) and checks its tags against',
-    'vocabulary: plain strings, or {term, synonyms, tier} where term is the preferred spelling. Reports: unknown (tags that',
+    'Read-only; changes nothing. Reads every top-level item in scope (the whole library, or those of collection_keys, and',
+    'of their subcollections with include_subcollections: true; items in the trash are left out) and checks its tags against',
+    '`vocabulary`: plain strings, or {term, synonyms, tier} where term is the preferred spelling. Reports: unknown (tags that',
     'are neither a term nor a synonym, with the closest term: match "variant" when equal after folding case, accents,',
     'hyphens/spaces and simple English plurals, "similar" when a few letters apart), synonyms (tags to merge into their',
     'preferred term), nearDuplicates (tags in scope equal after that folding, with the preferred spelling: the vocabulary',
     'term, else the most used one), and missingTier (for each of required_tiers, the regular items carrying no term or',
     'synonym of that tier). Automatic tags (added by importers) are skipped unless include_automatic. suggestions are',
-    'ready `zot tag rename OLD NEW` commands for synonyms, variants and near-duplicates (none for "similar" matches);',
-    'a rename acts on the whole library, not just the scope; run them with zotero_manage_tags (action "rename") over',
-    'MCP. limit caps each listed finding (default 100), and the answer keeps its lists within about 40 KB (the longest',
+    'the renames to make, written as `zot tag rename OLD NEW` commands, for synonyms, variants and near-duplicates (none for',
+    '"similar" matches); each rename (zotero_manage_tags) acts on the whole library, not just the scope. `limit` caps each',
+    'listed finding (default 100), and the answer keeps its lists within about 40 KB (the longest',
     'are cut further); totals count them all and truncated says whether any list was cut. complete is false when a listing',
     'came back short. Tag names are case-sensitive.',
   ].join(' '),
@@ -131,7 +131,7 @@ export default defineTool({
         .min(1)
         .max(10_000)
         .describe(
-          'The controlled vocabulary: terms as strings, or {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}. On the CLI, a JSON file of this array (--vocabulary FILE, or - for stdin).',
+          'The controlled vocabulary, a JSON list: terms as strings, or objects such as {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}.',
         ),
       required_tiers: z
         .array(z.string().min(1).max(100))

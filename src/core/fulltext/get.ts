@@ -11,7 +11,7 @@ import type { Deps } from '../tool.js';
 import { cutAt, headingsOf, locate, searchPassages, type Passage } from './document.js';
 import type { OutlineEntry } from './pdf.js';
 import { resolveDocument, str, type FulltextSource, type Mode } from './sources.js';
-import { toolRef } from '../call/refs.js';
+import { paramRef, toolRef } from '../call/refs.js';
 
 export { fromIndexText, type FulltextSource, type Mode } from './sources.js';
 
@@ -67,13 +67,19 @@ function parseRange(range: string): { from: number; to: number } {
         ? Infinity
         : from
     : NaN;
-  if (!m || from < 1 || to < from) {
+  const example = `e.g. ${paramRef('page_range', '7')} or ${paramRef('page_range', '3-5')}`;
+  if (m && from >= 1 && to < from) {
     throw new ZoteusError(
       'validation_error',
-      `page_range must be a page or a range like "3-5" (first ≤ last, from 1); got "${range}".`,
-      {
-        field: 'page_range',
-      },
+      `${paramRef('page_range')} "${range}" ends before it starts: give the first page, then the last ("${to}-${from}").`,
+      { field: 'page_range', hint: `A page, or the first and the last page of a range: ${example}.` },
+    );
+  }
+  if (!m || from < 1) {
+    throw new ZoteusError(
+      'validation_error',
+      `${paramRef('page_range')} must be a page or a range of pages, counted from 1; got "${range}".`,
+      { field: 'page_range', hint: `A page, or the first and the last page of a range: ${example}.` },
     );
   }
   return { from, to };
@@ -85,9 +91,14 @@ function modeOf(input: GetFulltextInput): Mode {
   if (input.page_range !== undefined) modes.push('pages');
   if (input.outline) modes.push('outline');
   if (modes.length > 1) {
-    throw new ZoteusError('validation_error', 'Give at most one of q, page_range and outline.', {
-      field: modes.includes('outline') ? 'outline' : 'page_range',
-    });
+    throw new ZoteusError(
+      'validation_error',
+      `Give at most one of ${paramRef('q')}, ${paramRef('page_range')} and ${paramRef('outline')}: one mode per call.`,
+      {
+        field: modes.includes('outline') ? 'outline' : 'page_range',
+        hint: `Ask one at a time: ${paramRef('q')} for the passages that match, ${paramRef('page_range')} for pages, ${paramRef('outline', 'true')} for the table of contents.`,
+      },
+    );
   }
   return modes[0] ?? 'start';
 }
@@ -179,24 +190,35 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
     if (pageCount === 0) {
       throw new ZoteusError(
         'validation_error',
-        'This text has no pages (an EPUB, HTML or text file): read it without page_range, or search it with q.',
+        `This text has no pages (an EPUB, HTML or text file): read it without ${paramRef('page_range')}, or search it with ${paramRef('q')}.`,
         {
           field: 'page_range',
+        },
+      );
+    }
+    if (!exact) {
+      // Pages cut by character position are no pages: a short index gives a few letters each.
+      throw new ZoteusError(
+        'validation_error',
+        `The text of this document has no page breaks (Zotero’s index of it has none, and the file itself is not on this computer), so ${paramRef('page_range')} cannot pick its pages.`,
+        {
+          field: 'page_range',
+          hint: `Search it with ${paramRef('q')} (each passage gives its estimated page, pageApprox), or read it from the start without ${paramRef('page_range')} (${doc.text.length.toLocaleString('en-US')} characters).`,
         },
       );
     }
     if (from > pageCount) {
       throw new ZoteusError(
         'validation_error',
-        `page_range starts at page ${from}, but the document has ${pageCount} pages.`,
+        `${paramRef('page_range')} starts at page ${from}, but the document has ${pageCount} ${pageCount === 1 ? 'page' : 'pages'}.`,
         {
           field: 'page_range',
+          hint: `Its pages are 1 to ${pageCount}: e.g. ${paramRef('page_range', pageCount === 1 ? '1' : `1-${pageCount}`)}.`,
         },
       );
     }
     const last = Math.min(to, pageCount);
-    const startOf = (p: number): number =>
-      exact ? doc.pageStarts![p - 1]! : Math.round(((p - 1) * doc.text.length) / pageCount);
+    const startOf = (p: number): number => doc.pageStarts![p - 1]!;
     const endOf = (p: number): number => (p >= pageCount ? doc.text.length : startOf(p + 1));
     out.pages = [];
     let budget = maxChars;
@@ -226,11 +248,7 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
       notes.push(
         bound
           ? `Cut at the answer’s size bound (about ${ROWS_BUDGET / 1000} KB of text): ask for fewer pages.`
-          : `Cut at max_chars (${maxChars}): ask for fewer pages or a larger max_chars.`,
-      );
-    if (!exact)
-      notes.push(
-        'The pages are cut from the indexed text by character position: their bounds are approximate.',
+          : `Cut at ${paramRef('max_chars')} (${maxChars}): ask for fewer pages or a larger ${paramRef('max_chars')}.`,
       );
   } else if (mode === 'outline') {
     if (loaded.outline) out.outline = loaded.outline;
@@ -246,7 +264,18 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
     }
     if (out.outline.length === 0) notes.push('The document has no outline (table of contents).');
   } else {
-    const offset = Math.min(input.offset ?? 0, doc.text.length);
+    const length = doc.text.length;
+    if ((input.offset ?? 0) > length) {
+      throw new ZoteusError(
+        'validation_error',
+        `${paramRef('offset', String(input.offset))} is past the end of the text: it is ${length.toLocaleString('en-US')} ${length === 1 ? 'character' : 'characters'} long.`,
+        {
+          field: 'offset',
+          hint: `Read from an offset of 0 to ${length}, or search the text with ${paramRef('q')}.`,
+        },
+      );
+    }
+    const offset = input.offset ?? 0;
     // max_chars, and never more than the answer's size bound in bytes.
     const end = byteEnd(doc.text, offset, cutAt(doc.text, offset, maxChars), ROWS_BUDGET);
     out.text = doc.text.slice(offset, end);
@@ -255,7 +284,11 @@ export async function getFulltext(deps: Deps, input: GetFulltextInput): Promise<
     out.truncated = end < doc.text.length;
     if (out.truncated) {
       notes.push(
-        `Characters ${offset}–${end} of ${doc.text.length}: pass offset ${end} for more, or search with q.`,
+        `Characters ${offset}–${end} of ${doc.text.length}: pass ${paramRef('offset', String(end))} for more, or search with ${paramRef('q')}.`,
+      );
+    } else if (offset === length && offset > 0) {
+      notes.push(
+        `Nothing after ${paramRef('offset', String(offset))}: the text ends there (${length.toLocaleString('en-US')} characters).`,
       );
     }
   }

@@ -4,7 +4,7 @@
  */
 import { ZoteusError } from '../errors.js';
 import type { ItemSchema } from './schema.js';
-import { toolRef } from '../call/refs.js';
+import { onlyOn, paramRef, toolRef } from '../call/refs.js';
 
 /** The parts of an update's input that name fields. */
 export interface FieldsInput {
@@ -53,7 +53,7 @@ export function requestedChanges(input: FieldsInput): Map<string, string> {
     if (at < 0 || !/^[A-Za-z][A-Za-z0-9]*$/.test(name)) {
       throw new ZoteusError('validation_error', `'${pair}' is not name=value (e.g. volume=12).`, {
         field: 'field',
-        hint: 'Each --field is one field name, an equals sign, and the value (an empty value clears the field).',
+        hint: `Each ${paramRef('field')} value is one field name, an equals sign, and the value (an empty value clears the field).`,
       });
     }
     put(name, pair.slice(at + 1), 'field');
@@ -63,7 +63,7 @@ export function requestedChanges(input: FieldsInput): Map<string, string> {
   if (out.size === 0) {
     throw new ZoteusError('validation_error', 'Nothing to change: give at least one field.', {
       field: 'fields',
-      hint: 'e.g. --title "New title", --date 2021, --field volume=12 (fields: {volume: "12"} over MCP).',
+      hint: `e.g. ${paramRef('title', '"New title"')}, ${paramRef('date', '2021')}, ${onlyOn('cli', '--field volume=12')}${onlyOn('mcp', 'fields: {"volume": "12"}')}.`,
     });
   }
   return out;

@@ -5,6 +5,7 @@
  * schema, so the CLI, `--dry-run` and MCP refuse the same inputs with the same field.
  */
 import * as z from 'zod';
+import { onlyOn, paramRef, toolRef } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import {
   COLLECTION_ACTIONS,
@@ -31,6 +32,41 @@ const ELSEWHERE: Partial<Record<Targeted, string>> = {
   item_keys: 'to change membership, use action "add_items" or "remove_items"',
   collection_key: '"list" and "create" act on no existing collection',
 };
+
+/**
+ * What a required field is for, in each action that needs it: the message names the thing
+ * wanted, not the action (on the CLI the command is the action; MCP adds the action's name).
+ */
+const WANTED: Partial<Record<Targeted, Partial<Record<CollectionAction, string>>>> = {
+  name: { create: 'the name of the new collection', rename: 'the new name of the collection' },
+  collection_key: {
+    rename: 'the key of the collection to rename',
+    reparent: 'the key of the collection to move',
+    delete: 'the key of the collection to delete',
+    add_items: 'the key of the collection to add the items to',
+    remove_items: 'the key of the collection to remove the items from',
+  },
+  item_keys: {
+    add_items: 'the keys of the items to add',
+    remove_items: 'the keys of the items to remove',
+  },
+};
+
+/** `name: the new name … is required`: after the field's name, as both surfaces label it. */
+function required(
+  field: Targeted,
+  value: { action: CollectionAction; collection_key?: string | undefined },
+): string {
+  const what = WANTED[field]?.[value.action] ?? `a value for ${field}`;
+  const action = onlyOn('mcp', ` for action "${value.action}"`);
+  if (field !== 'name') return `${what} ${field === 'item_keys' ? 'are' : 'is'} required${action}`;
+  const example = toolRef('zotero_manage_collections', {
+    action: value.action,
+    ...(value.action === 'rename' ? { collection_key: value.collection_key ?? 'KEY' } : {}),
+    name: '"Reading list"',
+  });
+  return `${what} is required${action} (1 to ${NAME_MAX} characters), e.g. ${example}`;
+}
 
 const ACTION_DESCRIPTION =
   'What to do. "list" reads every collection (then `q`, `start`, `limit` apply); "create" needs `name`; "rename" needs `collection_key` + `name`; "reparent" needs `collection_key`; "delete" needs `collection_key`; "add_items"/"remove_items" need `collection_key` + `item_keys`.';
@@ -60,11 +96,7 @@ const input = z
     if (!fields) return;
     for (const field of fields.required) {
       if (value[field] === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `${field} is required for action "${value.action}"`,
-        });
+        ctx.addIssue({ code: 'custom', path: [field], message: required(field, value) });
       }
     }
     for (const field of TARGETED) {
@@ -72,19 +104,19 @@ const input = z
         ctx.addIssue({
           code: 'custom',
           path: [field],
-          message: `${field} does not apply to action "${value.action}" (${ELSEWHERE[field]})`,
+          message: `does not apply to action "${value.action}" (${ELSEWHERE[field]})`,
         });
       }
     }
     if (value.name !== undefined && fields.allowed.includes('name')) {
       const trimmed = value.name.trim();
       if (trimmed === '') {
-        ctx.addIssue({ code: 'custom', path: ['name'], message: 'name must not be empty or only spaces' });
+        ctx.addIssue({ code: 'custom', path: ['name'], message: 'must not be empty or only spaces' });
       } else if (trimmed.length > NAME_MAX) {
         ctx.addIssue({
           code: 'custom',
           path: ['name'],
-          message: `name must be at most ${NAME_MAX} characters after trimming; got ${trimmed.length}`,
+          message: `must be at most ${NAME_MAX} characters after trimming; got ${trimmed.length}`,
         });
       }
     }
@@ -96,7 +128,7 @@ const input = z
       ctx.addIssue({
         code: 'custom',
         path: ['item_keys'],
-        message: `item_keys needs at least one item key for action "${value.action}"`,
+        message: `needs at least one item key${onlyOn('mcp', ` for action "${value.action}"`)}`,
       });
     }
   });
@@ -348,7 +380,7 @@ export default defineTool({
     ) {
       throw new ZoteusError('validation_error', `Collection ${i.collection_key} cannot be its own parent.`, {
         field: 'parent_collection',
-        hint: 'Choose another parent, or omit parent_collection to move it to the top level.',
+        hint: `Choose another parent, or omit ${paramRef('parent_collection')} to move it to the top level.`,
       });
     }
   },

@@ -187,7 +187,7 @@ describe('zot collection create / rename / move', () => {
     expect((empty.json() as unknown as Envelope).error).toMatchObject({
       code: 'validation_error',
       field: 'name',
-      message: 'NAME: name must not be empty or only spaces.',
+      message: 'NAME: must not be empty or only spaces.',
     });
     const long = await zot(['collection', 'create', 'x'.repeat(256)]);
     expect((long.json() as unknown as Envelope).error.message).toMatch(

@@ -5,12 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
+import { renderErrorRefs } from '../../../src/core/call/refs.js';
 import { isZoteusError } from '../../../src/core/errors.js';
 import { resolveLibrary } from '../../../src/core/library/address.js';
 import type { AnyTool } from '../../../src/core/tool.js';
 import { checkSuggestion } from '../../../src/surfaces/cli/suggestions.js';
 import { buildTree } from '../../../src/surfaces/cli/tree.js';
 import { validateInput } from '../../../src/surfaces/cli/validate.js';
+import { mcpRefRenderer } from '../../../src/surfaces/mcp/refs.js';
 import { describeTool } from '../../../src/surfaces/mcp/schemas.js';
 import { parseArguments } from '../../../src/surfaces/mcp/validate.js';
 import listTool from '../../../src/tools/collections/list-collections.js';
@@ -26,7 +28,9 @@ function refusal(tool: AnyTool, args: Record<string, unknown>): { field?: string
     parseArguments(tool, args);
   } catch (error) {
     if (isZoteusError(error) && error.code === 'validation_error') {
-      return { message: error.message, ...(error.field ? { field: error.field } : {}) };
+      // As the MCP surface shows it (its references rendered).
+      const shown = renderErrorRefs(error, mcpRefRenderer);
+      return { message: shown.message, ...(shown.field ? { field: shown.field } : {}) };
     }
     throw error;
   }
@@ -52,22 +56,38 @@ describe('input validation (MCP and CLI alike)', () => {
   });
 
   it.each([
-    [{ action: 'create' }, 'name', /name is required for action "create"/],
-    [{ action: 'rename', name: 'x' }, 'collection_key', /collection_key is required for action "rename"/],
-    [{ action: 'rename', collection_key: 'ABCD2345' }, 'name', /name is required for action "rename"/],
-    [{ action: 'delete' }, 'collection_key', /collection_key is required for action "delete"/],
+    [
+      { action: 'create' },
+      'name',
+      /name: the name of the new collection is required for action "create" \(1 to 255 characters\), e\.g\. zotero_manage_collections \(action: create, name: "Reading list"\)/,
+    ],
+    [
+      { action: 'rename', name: 'x' },
+      'collection_key',
+      /collection_key: the key of the collection to rename is required for action "rename"/,
+    ],
+    [
+      { action: 'rename', collection_key: 'ABCD2345' },
+      'name',
+      /name: the new name of the collection is required for action "rename" \(1 to 255 characters\), e\.g\. zotero_manage_collections \(action: rename, collection_key: ABCD2345, name: "Reading list"\)/,
+    ],
+    [
+      { action: 'delete' },
+      'collection_key',
+      /collection_key: the key of the collection to delete is required for action "delete"/,
+    ],
     [
       { action: 'add_items', collection_key: 'ABCD2345' },
       'item_keys',
-      /item_keys is required for action "add_items"/,
+      /item_keys: the keys of the items to add are required for action "add_items"/,
     ],
     [
       { action: 'remove_items', collection_key: 'ABCD2345', item_keys: [] },
       'item_keys',
-      /at least one item key/,
+      /item_keys: needs at least one item key for action "remove_items"/,
     ],
-    [{ action: 'create', name: '' }, 'name', /name must not be empty/],
-    [{ action: 'create', name: '   ' }, 'name', /name must not be empty/],
+    [{ action: 'create', name: '' }, 'name', /name: must not be empty/],
+    [{ action: 'create', name: '   ' }, 'name', /name: must not be empty/],
     [
       { action: 'rename', collection_key: 'ABCD2345', name: 'x'.repeat(256) },
       'name',
@@ -156,7 +176,7 @@ describe('input validation (MCP and CLI alike)', () => {
       validateInput(manage, command('create'), { action: 'create', name: 'x', parent_collection: 'bad' }),
     ).toThrow(/--parent must be an 8-character Zotero key/);
     expect(() => validateInput(manage, command('create'), { action: 'create', name: ' ' })).toThrow(
-      /NAME: name must not be empty/,
+      /NAME: must not be empty or only spaces/,
     );
   });
 });

@@ -185,7 +185,9 @@ describe('zotero_manage_collections over MCP', () => {
     const r = await call('zotero_manage_collections', { action: 'create' });
     expect(r.isError).toBe(true);
     expect(r._meta?.['zoteus/error']).toMatchObject({ code: 'validation_error', field: 'name' });
-    expect(text(r)).toMatch(/name is required for action "create"/);
+    expect(text(r)).toBe(
+      'validation_error: Invalid arguments for zotero_manage_collections: name: the name of the new collection is required for action "create" (1 to 255 characters), e.g. zotero_manage_collections (action: create, name: "Reading list").\nHint: Check the arguments against the tool\'s inputSchema.',
+    );
     const bad = await call('zotero_manage_collections', { action: 'delete', collection_key: 'OOPS0000' });
     expect(bad._meta?.['zoteus/error']).toMatchObject({ code: 'validation_error', field: 'collection_key' });
     const group = await call('zotero_manage_collections', { action: 'list', library_type: 'group' });

@@ -134,9 +134,11 @@ describe('zotero_get_fulltext from the desktop', () => {
     expect(best.page).toBeUndefined();
     expect(best.heading).toBe('RESULTS');
     expect(out.message).toContain('approximate');
-    // Pages cut by position when the index has no breaks and the PDF is not here.
-    const pages = await call({ item_key: K.report, page_range: '2' });
-    expect(pages.pages).toEqual([{ page: 2, start: 100, end: 199, text: REPORT_TEXT.slice(100, 199) }]);
+    // No page breaks and no PDF here: pages cut by character position would be no pages.
+    await expect(call({ item_key: K.report, page_range: '2' })).rejects.toMatchObject({
+      code: 'validation_error',
+      field: 'page_range',
+    });
     // No PDF here: the outline falls back to heading-like lines.
     const outline = await call({ item_key: K.report, outline: true });
     expect(outline.outline).toEqual([

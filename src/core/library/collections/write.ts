@@ -4,6 +4,7 @@
  * means read again and write again, a bounded number of rounds. A missing collection or
  * parent is `not_found` before anything is written.
  */
+import { paramRef } from '../../call/refs.js';
 import { ZoteusError } from '../../errors.js';
 import type { Deps } from '../../tool.js';
 import { createObjects, DEFAULT_MAX_ROUNDS } from '../../writes/index.js';
@@ -121,7 +122,7 @@ async function assertNotUnderItself(
       `Collection ${parent.key} is inside collection ${key}: a collection cannot be moved under itself or one of its own subcollections.`,
       {
         field: 'parent_collection',
-        hint: 'Choose a parent outside the collection, or omit parent_collection to move it to the top level.',
+        hint: `Choose a parent outside the collection, or omit ${paramRef('parent_collection')} to move it to the top level.`,
       },
     );
   const seen = new Set([parent.key]);
@@ -144,7 +145,7 @@ async function updateCollection(
   if (change.parent === key) {
     throw new ZoteusError('validation_error', `Collection ${key} cannot be its own parent.`, {
       field: 'parent_collection',
-      hint: 'Choose another parent, or omit parent_collection to move it to the top level.',
+      hint: `Choose another parent, or omit ${paramRef('parent_collection')} to move it to the top level.`,
     });
   }
   const { lib, call } = await openForWrite(deps, input);

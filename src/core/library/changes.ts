@@ -16,7 +16,8 @@
  */
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from './address.js';
-import { webClient } from './keys.js';
+import { toolRef } from '../call/refs.js';
+import { authMissing, webClient } from './keys.js';
 import { openWebLibrary } from './web.js';
 import type { Deps } from '../tool.js';
 import type { ZoteroResponse } from '../zotero/index.js';
@@ -135,6 +136,22 @@ function noteTitle(html: string): string | undefined {
   return first.length <= 120 ? first : `${first.slice(0, 119)}…`;
 }
 
+/**
+ * `auth_missing` with its reason: the desktop holds the library, but a sync needs what only the
+ * cloud keeps, the log of what was deleted (zotero.sqlite forgets a deleted object).
+ */
+function syncNeedsKey(): ZoteusError {
+  const missing = authMissing();
+  const list = toolRef('zotero_search_items', { include_children: 'false', since: 'VERSION' });
+  return new ZoteusError(
+    'auth_missing',
+    'Listing changes needs a Zotero API key: only the Zotero cloud keeps the log of deletions a sync reads (the desktop’s database does not).',
+    {
+      hint: `${missing.hint ?? ''} A key that can read the library is enough. Without a key, ${list} lists the items changed after a version, but not what was deleted.`,
+    },
+  );
+}
+
 export async function changesSince(deps: Deps, args: ChangesArgs): Promise<ChangesResult> {
   if (!Number.isInteger(args.since) || args.since < 0) {
     throw new ZoteusError(
@@ -145,6 +162,7 @@ export async function changesSince(deps: Deps, args: ChangesArgs): Promise<Chang
       },
     );
   }
+  if (deps.config.apiKey === undefined) throw syncNeedsKey();
   const call = (await webClient(deps)).newCall();
   const lib = await openWebLibrary(deps, args, { access: 'read', call });
   const get = (path: string, query: Record<string, string | number>) =>

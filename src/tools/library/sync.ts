@@ -40,11 +40,13 @@ export default defineTool({
     'totalResults counts every change and nextStart, when present, is the start of the next page. libraryVersion is the',
     'library’s version when the changes were read: keep it and pass it as since next time to get only what changed after;',
     'since 0 lists the whole library. If libraryVersion differs between two pages, the library changed meanwhile: start',
-    'again from start 0. Reads the Zotero Web API (the desktop app keeps no deletion log for others); needs ZOTERO_API_KEY.',
+    'again from start 0. Reads the Zotero Web API and needs ZOTERO_API_KEY, even where the desktop holds the library: only',
+    'the cloud keeps the log of deletions a sync reads, the desktop’s database does not.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
-  needsKey: true,
+  // Checked by the read itself, which says why a sync needs a key (core/library/changes.ts).
+  needsKey: false,
   since: '0.2.0',
   cli: [{ path: ['sync'] }],
   input: z

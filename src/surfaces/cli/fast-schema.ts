@@ -7,7 +7,7 @@ import { loadConfig } from '../../core/config.js';
 import { ZoteusError, toZoteusError } from '../../core/errors.js';
 import { createRedactor, envSecrets } from '../../core/redact.js';
 import { errorEnvelope, meta, newRequestId, successEnvelope } from './envelope.js';
-import { chooseFormat, useColour, type CliIO } from './io.js';
+import { chooseFormat, terminalWidth, useColour, type CliIO } from './io.js';
 import { readManifest, type ManifestNode } from './manifest.js';
 import { createWriter } from './output.js';
 
@@ -35,7 +35,10 @@ export function fastSchema(
   const startedAt = Date.now();
   const requestId = newRequestId();
   const format = chooseFormat(args.includes('--json'), env.ZOT_FORMAT, Boolean(io.stdout.isTTY));
-  const writer = createWriter(io, format, createRedactor(envSecrets(env)), useColour(io.stdout, env));
+  // Fitted to the terminal as every table is (the whole tree holds long help texts).
+  const writer = createWriter(io, format, createRedactor(envSecrets(env)), useColour(io.stdout, env), {
+    width: terminalWidth(io.stdout, env),
+  });
   try {
     loadConfig(env); // the same startup checks as every other command
     const node = find(root, words);

@@ -2,9 +2,10 @@
  * Human rendering (table mode). Deterministic: the same output object gives the same
  * bytes. Nested data is shown by its shape, never as JSON: an object inside a row spreads
  * into dotted columns, a list of objects inside a row reads as `key: value` pairs, and a
- * list of objects inside an object is a sub-table under its key. Given a width (the
- * terminal's), a table narrows its widest text columns (cut with "…"), keys and numbers whole,
- * and prose wraps at word boundaries.
+ * list of objects inside an object is a sub-table under its key, or, when its rows hold lists
+ * of objects themselves or it would not fit, one entry after another. Given a width (the
+ * terminal's), a listing narrows its widest text columns (cut with "…"), keys and numbers
+ * whole, and prose wraps at word boundaries; text laid out over several lines is kept as is.
  */
 
 type Plain = Record<string, unknown>;
@@ -186,16 +187,39 @@ function isEmpty(value: unknown): boolean {
 }
 
 /**
- * `key  value` lines for an object, nested keys dotted; a list of objects is a sub-table
- * (indented) under its key. Fields with nothing in them (`failed: []`, `children: []`, `""`,
- * null) are left out: a detail view shows what there is.
+ * Rows that read well as a table: once nested objects are spread into dotted columns, every
+ * cell is one line of scalars (no list of objects, no text laid out over several lines).
+ */
+function isFlat(rows: readonly Plain[]): boolean {
+  return rows.every((row) =>
+    Object.values(flattenRow(row)).every((v) =>
+      Array.isArray(v)
+        ? v.every((x) => x === null || typeof x !== 'object')
+        : !(typeof v === 'string' && /[\r\n]/.test(v.trim())),
+    ),
+  );
+}
+
+/** The longest line of a text, in display width. */
+function widest(text: string): number {
+  return Math.max(0, ...text.split('\n').map(width));
+}
+
+/**
+ * `key  value` lines for an object, nested keys dotted. Fields with nothing in them
+ * (`failed: []`, `children: []`, `""`, null) are left out: a detail view shows what there is.
+ * A value laid out over several lines (a Markdown or CSV document, a note) is printed under
+ * its key as it is, never re-wrapped. A list of objects under a key is a sub-table when its
+ * rows are flat and it fits the width whole; otherwise one entry after another, each entry's
+ * fields as `key  value` lines after a "- " (nothing in a detail view is cut).
  */
 export function renderObject(
   value: Record<string, unknown>,
   style: TableStyle = plainStyle,
   maxWidth?: number,
 ): string {
-  type Entry = { key: string; value: string } | { key: string; table: Plain[] };
+  type Entry =
+    { key: string; value: string } | { key: string; block: string } | { key: string; table: Plain[] };
   const entries: Entry[] = [];
   const walk = (prefix: string, v: unknown) => {
     if (isEmpty(v)) return;
@@ -203,6 +227,8 @@ export function renderObject(
       for (const [k, inner] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, inner);
     } else if (isTableLike(v)) {
       entries.push({ key: prefix, table: v });
+    } else if (typeof v === 'string' && /[\r\n]/.test(v.trim())) {
+      entries.push({ key: prefix, block: v.replace(/\r\n?/g, '\n').replace(/\n+$/, '') });
     } else {
       entries.push({ key: prefix, value: cell(v) });
     }
@@ -219,8 +245,23 @@ export function renderObject(
       continue;
     }
     lines.push(style.bold(e.key));
+    if ('block' in e) {
+      lines.push(...e.block.split('\n'));
+      continue;
+    }
     const inner = maxWidth === undefined ? undefined : maxWidth - 2;
-    for (const l of renderRows(e.table, style, inner).trimEnd().split('\n')) lines.push(`  ${l}`.trimEnd());
+    if (isFlat(e.table) && (inner === undefined || widest(renderRows(e.table)) <= inner)) {
+      for (const l of renderRows(e.table, style).trimEnd().split('\n')) lines.push(`  ${l}`.trimEnd());
+      continue;
+    }
+    for (const entry of e.table) {
+      const text = renderObject(entry, style, maxWidth === undefined ? undefined : maxWidth - 4);
+      if (text === '') continue;
+      text
+        .trimEnd()
+        .split('\n')
+        .forEach((l, i) => lines.push(`${i === 0 ? '  - ' : '    '}${l}`.trimEnd()));
+    }
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }

@@ -107,3 +107,56 @@ describe('nested values in rows', () => {
     ]);
   });
 });
+
+describe('nested lists of objects in a detail view', () => {
+  it('rows that hold lists of objects read one entry after another, each after a "- "', () => {
+    const text = renderObject({
+      name: 'zot',
+      subcommands: [
+        { name: 'read', params: [{ name: 'item_key', type: 'string' }] },
+        { name: 'list', params: [] },
+      ],
+    });
+    expect(text.split('\n')).toEqual([
+      'name  zot',
+      'subcommands',
+      '  - name  read',
+      '    params',
+      '      name      type',
+      '      --------  ------',
+      '      item_key  string',
+      '  - name  list',
+      '',
+    ]);
+  });
+
+  it('a sub-table that fits the width stays a table; one that does not becomes entries, nothing cut', () => {
+    const libraries = [
+      { library: 'users/1', reason: 'the desktop app is signed in as user 1, so reads go to zotero.sqlite' },
+      { library: 'groups/2', reason: 'the desktop app holds group 2' },
+    ];
+    expect(renderObject({ libraries }, undefined, 120).split('\n').slice(0, 3)).toEqual([
+      'libraries',
+      '  library   reason',
+      '  --------  --------------------------------------------------------------------',
+    ]);
+    const narrow = renderObject({ libraries }, undefined, 50);
+    expect(narrow.split('\n')).toEqual([
+      'libraries',
+      '  - library  users/1',
+      '    reason   the desktop app is signed in as user',
+      '             1, so reads go to zotero.sqlite',
+      '  - library  groups/2',
+      '    reason   the desktop app holds group 2',
+      '',
+    ]);
+    expect(narrow).not.toContain('…');
+  });
+
+  it('a value laid out over several lines is printed under its key as it is', () => {
+    const table = '| a | b |\n| --- | --- |\n| a long cell that is wider than the terminal | x |\n';
+    expect(renderObject({ format: 'markdown', table }, undefined, 30)).toBe(
+      `format  markdown\ntable\n${table}`,
+    );
+  });
+});

@@ -1,5 +1,6 @@
 /** The envelopes of agent-interface.md: success, error, partial, dry-run, stream lines. */
 import type { ZoteusError } from '../../core/errors.js';
+import { describeLibrary, type LibraryRef } from '../../core/library/address.js';
 import { CLI_VERSION, SCHEMA_VERSION } from '../../core/version.js';
 
 export interface Meta {
@@ -90,4 +91,55 @@ export function wroteSomething(output: Record<string, unknown>): boolean {
     }
   }
   return !counted;
+}
+
+/** A dry run's `would` as a person reads it: a heading and the plan, each field once. */
+export interface PlanView {
+  heading: string;
+  fields: Record<string, unknown>;
+}
+
+/** `would` of a dry-run envelope (`{command, library?, args, …the tool's plan}`), by its shape. */
+export function isDryRunPlan(data: Record<string, unknown>): boolean {
+  const { command, args } = data;
+  return typeof command === 'string' && args !== null && typeof args === 'object' && !Array.isArray(args);
+}
+
+/** `item_keys`, `writeRequests` → "item keys", "write requests". */
+function label(name: string): string {
+  return name
+    .replace(/_/g, ' ')
+    .replace(/([a-z\d])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
+}
+
+/** A field's value in the plan view: yes/no for flags, a flat object as `key: value` pairs. */
+function planValue(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.every(([, v]) => v === null || typeof v !== 'object'))
+      return entries
+        .filter(([, v]) => v !== null && v !== undefined && v !== '')
+        .map(([k, v]) => `${k}: ${typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v)}`)
+        .join(', ');
+  }
+  return value;
+}
+
+/**
+ * The plan of a dry run for table mode: "Would run zot trash in users/8675309." and the tool's
+ * plan, its fields labelled in words. The arguments are the plan's own account of them, so
+ * they are shown only when the tool has no plan of its own (`--json` prints everything).
+ */
+export function planView(would: Record<string, unknown>): PlanView {
+  const { command, library, args, ...plan } = would;
+  const ref = library as Partial<LibraryRef> | null | undefined;
+  const where =
+    ref && (ref.type === 'user' || ref.type === 'group')
+      ? ` in ${describeLibrary({ type: ref.type, id: ref.id ?? null, source: ref.source ?? 'config' })}`
+      : '';
+  const shown = Object.keys(plan).length > 0 ? plan : (args as Record<string, unknown>);
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(shown)) fields[label(name)] = planValue(value);
+  return { heading: `Would run zot ${String(command)}${where}.`, fields };
 }

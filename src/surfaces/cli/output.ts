@@ -5,7 +5,9 @@
  * stderr lines (`Error:` red, `Hint:` and `Next:` dim).
  */
 import type { ZoteusError } from '../../core/errors.js';
+import type { TextDocument } from '../../core/tool.js';
 import { redactedJson, redactValue, type Redactor } from '../../core/redact.js';
+import { isDryRunPlan, planView } from './envelope.js';
 import type { CliIO, Format } from './io.js';
 import { ansiStyle, fitLine, plainStyle, renderObject, renderRows } from './table.js';
 
@@ -23,8 +25,11 @@ export interface Writer {
   beforeEachWrite(fn: () => void): void;
   /** Raw text to stdout (help, a config value asked for by name). */
   raw(text: string): string;
-  /** A tool's own human text (table mode), redacted, ending with a newline. */
-  text(text: string): string;
+  /**
+   * A tool's own human text (table mode), redacted, ending with a newline: fitted to the
+   * width, except a document (`{ document }`: Markdown, CSV), which is printed as it is.
+   */
+  text(text: string | TextDocument): string;
 }
 
 /** A word of a command line as a shell reads it back. */
@@ -134,6 +139,10 @@ export function createWriter(
         text = renderRows(rows as Record<string, unknown>[], style, width);
         // The page line and the next page's command come last, below the rows.
         if (summary) text += `${fit(pageFooter(redact(summary), argv).join('\n'))}\n`;
+      } else if (rowsField === undefined && summary === undefined && isDryRunPlan(clean)) {
+        // A dry run: what would run where, then the plan, each field once.
+        const plan = planView(clean);
+        text = `${fit(plan.heading)}\n${renderObject(plan.fields, style, width)}`;
       } else {
         // A write's one-line summary says what changed; the fields follow.
         text = `${summary ? `${fit(redact(summary))}\n` : ''}${renderObject(clean, style, width)}`;
@@ -171,7 +180,7 @@ export function createWriter(
       return out(text);
     },
     text(text) {
-      const clean = fit(pageLast(redact(text), argv));
+      const clean = typeof text === 'string' ? fit(pageLast(redact(text), argv)) : redact(text.document);
       return out(clean.endsWith('\n') ? clean : `${clean}\n`);
     },
   };

@@ -217,7 +217,8 @@ export default defineTool({
   },
   // The seed: "Returns the rendered table as text" — on MCP after the summary, and as
   // the CLI's table-mode output.
-  text: (out) => out.table,
+  // A Markdown or CSV document: printed as it is, never re-wrapped to the terminal.
+  text: (out) => ({ document: out.table }),
   plan(input, deps) {
     const rendered = renderEvidenceTable(input);
     const fileRoot = (deps as Partial<Deps>).fileRoot;

@@ -117,7 +117,7 @@ describe('zotero_tag_audit on the whole library', () => {
 
   it('renders findings and suggestions as text for the CLI table mode and MCP content', async () => {
     const input = auditTool.input.parse({ vocabulary: VOCABULARY, required_tiers: ['method'] });
-    const text = auditTool.text!(valueOnCli(await audit({ required_tiers: ['method'] })), input);
+    const text = auditTool.text!(valueOnCli(await audit({ required_tiers: ['method'] })), input) as string;
     expect(text.split('\n')[0]).toMatch(
       /^Audited 15 tags on 7 items \(sqlite\): 10 unknown tags, 1 synonym, 3 near-duplicate groups, 2 items without a "method" tag; 6 suggested commands\.$/,
     );

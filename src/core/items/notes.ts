@@ -3,6 +3,7 @@
  * key from the desktop) and creating one (a batch `POST` of one note with a write token, always
  * through the Web API). Plain text is escaped into note HTML; HTML is stored as given.
  */
+import { toolRef } from '../call/refs.js';
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
@@ -41,6 +42,8 @@ export interface ListNotesOutput extends Answered {
   notes: NoteRow[];
   totalResults: number;
   complete: boolean;
+  /** Why there are no notes, when the key is itself a note. */
+  message?: string;
 }
 
 /**
@@ -60,8 +63,13 @@ export async function listNotes(deps: Deps, input: ListNotesInput): Promise<List
       throw readNotFound(deps, [input.item_key], route.library);
     throw error;
   }
-  if (children.length === 0 && !(await reader.item(input.item_key)))
-    throw readNotFound(deps, [input.item_key], route.library);
+  const item = children.length === 0 ? await reader.item(input.item_key) : undefined;
+  if (children.length === 0 && !item) throw readNotFound(deps, [input.item_key], route.library);
+  // A note has no notes of its own: say what it is and how to read it.
+  const message =
+    item?.data.itemType === 'note'
+      ? `${input.item_key} is itself a note, not an item with notes: ${toolRef('zotero_get_item', { item_key: input.item_key })} reads its text.`
+      : undefined;
   const notes = children
     .filter((o) => o.data.itemType === 'note' && !o.data.deleted)
     .map((o): NoteRow => {
@@ -89,6 +97,7 @@ export async function listNotes(deps: Deps, input: ListNotesInput): Promise<List
     notes,
     totalResults: notes.length,
     complete: true,
+    ...(message ? { message } : {}),
     ...answered(route),
   };
 }

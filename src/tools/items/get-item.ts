@@ -1,6 +1,7 @@
 /** `zotero_get_item` / `zot read KEY`: one item with its notes, attachments and collections. */
 import * as z from 'zod';
 import { citationLine, creatorList, itemYear } from '../../core/items/digest.js';
+import { htmlToText } from '../../core/items/html.js';
 import type { WebApiItem } from '../../core/library/port.js';
 import { defineTool } from '../../core/tool.js';
 import { asItemJson, webApiItem } from './shared.js';
@@ -52,6 +53,27 @@ const SKIP = new Set([
   'abstractNote',
   'note',
 ]);
+
+/** What an answer cut to stay bounded, and how to read on. */
+function cutsOf(out: {
+  truncatedFields?: Array<{ field: string; length: number; end?: number | undefined }> | undefined;
+  nextChildrenStart?: number | undefined;
+  children: readonly unknown[];
+  childrenTotal: number;
+}): string[] {
+  const cuts: string[] = [];
+  for (const f of out.truncatedFields ?? [])
+    cuts.push(
+      f.end !== undefined
+        ? `${f.field} cut at ${f.end} of ${f.length} characters (offset=${f.end} reads on)`
+        : `${f.field}: ${f.length} entries, 100 shown`,
+    );
+  if (out.nextChildrenStart !== undefined)
+    cuts.push(
+      `children ${out.nextChildrenStart - out.children.length + 1}–${out.nextChildrenStart} of ${out.childrenTotal} (children_start=${out.nextChildrenStart} for more)`,
+    );
+  return cuts;
+}
 
 export default defineTool({
   name: 'zotero_get_item',
@@ -144,17 +166,7 @@ export default defineTool({
     provenance: provenanceField,
   }),
   summarize: (out) => {
-    const cuts: string[] = [];
-    for (const f of out.truncatedFields ?? [])
-      cuts.push(
-        f.end !== undefined
-          ? `${f.field} cut at ${f.end} of ${f.length} characters (offset=${f.end} reads on)`
-          : `${f.field}: ${f.length} entries, 100 shown`,
-      );
-    if (out.nextChildrenStart !== undefined)
-      cuts.push(
-        `children ${out.nextChildrenStart - out.children.length + 1}–${out.nextChildrenStart} of ${out.childrenTotal} (children_start=${out.nextChildrenStart} for more)`,
-      );
+    const cuts = cutsOf(out);
     return `${out.item.key}: ${citationLine(out.item as never as WebApiItem)}${out.inTrash ? ' [in the trash]' : ''} (${out.backend})${cuts.length ? `. Cut: ${cuts.join('; ')}.` : ''}`;
   },
   text: (out) => {
@@ -183,12 +195,18 @@ export default defineTool({
       ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`),
     ];
     if (str(d.abstractNote)) lines.push('', 'Abstract:', str(d.abstractNote));
+    // A note's text is the item: as plain text, its paragraphs wrapped by the terminal's width.
+    if (d.itemType === 'note' && str(d.note))
+      lines.push('', 'Note:', htmlToText(str(d.note).replace(/<[^>]*$/, '')));
     for (const c of out.children) {
       const facts = [c.itemType, c.contentType, c.filename].filter(Boolean).join(', ');
       lines.push('', `${c.key}  ${c.title || '(untitled)'} [${facts}]`);
       if (c.text) lines.push(c.text);
     }
     lines.push('', `(${out.backend}, ${out.library})`);
+    // What was cut to keep the answer bounded, and how to read on.
+    const cuts = cutsOf(out);
+    if (cuts.length) lines.push(`Cut: ${cuts.join('; ')}.`);
     return lines.join('\n');
   },
   async run(input, deps) {

@@ -101,10 +101,15 @@ export default defineTool({
     complete: z
       .boolean()
       .describe('False when the listing stopped early (see the server’s paging); notes may be missing.'),
+    message: z
+      .string()
+      .optional()
+      .describe('Why there are no notes when the key is itself a note, and how to read it.'),
     provenance: z.string(),
   }),
   rows: 'notes',
   summarize: (out) => {
+    if (out.message !== undefined && out.notes.length === 0) return out.message;
     const start = out.start ?? 0;
     const range =
       out.nextStart !== undefined || start > 0
@@ -113,6 +118,30 @@ export default defineTool({
     const cut = out.notes.filter((n) => n.truncated).length;
     const cutLine = cut ? ` ${plural(cut, 'note')} cut at max_chars: offset (with note_key) reads on.` : '';
     return `${plural(out.notes.length, 'note')} under ${out.itemKey}${range}.${cutLine}`;
+  },
+  // Notes are prose: each one whole, its text wrapped at words by the terminal's width (a
+  // table would cut it), then the page line.
+  text: (out) => {
+    if (out.message !== undefined && out.notes.length === 0) return out.message;
+    const lines: string[] = [];
+    for (const note of out.notes) {
+      // The title is the text's first line: the heading says which note, the text follows.
+      const facts = [note.dateModified, note.tags.length ? `tags: ${note.tags.join(', ')}` : ''];
+      lines.push([`Note ${note.key}`, ...facts].filter(Boolean).join('  '));
+      lines.push(...(note.text === '' ? ['(empty)'] : note.text.split('\n')));
+      if (note.truncated && note.end !== undefined && note.totalChars !== undefined)
+        lines.push(
+          `[cut at ${note.end.toLocaleString('en-US')} of ${note.totalChars.toLocaleString('en-US')} characters: offset=${note.end} with note_key=${note.key} reads on]`,
+        );
+      lines.push('');
+    }
+    const start = out.start ?? 0;
+    const page =
+      out.notes.length === 0
+        ? `No notes under ${out.itemKey}${start > 0 ? ` on this page (start ${start}); there are ${out.totalResults} in total` : ''} (${out.backend}).`
+        : `Showing ${start + 1}–${start + out.notes.length} of ${plural(out.totalResults, 'note')} under ${out.itemKey} (${out.backend}).${out.nextStart !== undefined ? ` Continue with start=${out.nextStart}.` : ''}`;
+    lines.push(page);
+    return lines.join('\n');
   },
   async run(input, deps) {
     const { listNotes } = await import('../../core/items/notes.js');
@@ -165,6 +194,7 @@ export default defineTool({
       ...(nextStart !== undefined ? { nextStart } : {}),
       ...(truncated ? { truncated: true } : {}),
       complete: listed.complete,
+      ...(listed.message !== undefined ? { message: listed.message } : {}),
       provenance: PROVENANCE,
     };
   },

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
 
 const itemType = z.object({
   itemType: z.string(),
@@ -21,6 +22,23 @@ const itemType = z.object({
     .describe('The fields of this type, in Zotero’s order (title first).'),
   creatorTypes: z.array(z.string()).describe('The creator types of this type, the primary one first.'),
 });
+
+/** "book: 29 fields, 5 creator types (schema version 41, bundled)." or the count of types. */
+function heading(out: {
+  version: number;
+  source: string;
+  itemTypes: ReadonlyArray<{
+    itemType: string;
+    fields: readonly unknown[];
+    creatorTypes: readonly unknown[];
+  }>;
+}): string {
+  const [one] = out.itemTypes;
+  const where = `(schema version ${out.version}, ${out.source})`;
+  return out.itemTypes.length === 1 && one
+    ? `${one.itemType}: ${plural(one.fields.length, 'field')}, ${plural(one.creatorTypes.length, 'creator type')} ${where}.`
+    : `${plural(out.itemTypes.length, 'item type')} ${where}.`;
+}
 
 export default defineTool({
   name: 'zotero_schema',
@@ -58,10 +76,22 @@ export default defineTool({
       ),
     itemTypes: z.array(itemType).describe('The item types (one, with item_type).'),
   }),
-  summarize: (out) =>
-    out.itemTypes.length === 1
-      ? `${out.itemTypes[0]!.itemType}: ${out.itemTypes[0]!.fields.length} fields, ${out.itemTypes[0]!.creatorTypes.length} creator types (schema version ${out.version}, ${out.source}).`
-      : `${out.itemTypes.length} item types (schema version ${out.version}, ${out.source}).`,
+  summarize: (out) => heading(out),
+  // The fields are why one asks: each type's fields and creator types as lists, which the
+  // terminal wraps under their label (a type-specific field with the base field it maps onto).
+  text: (out) => {
+    const lines = [heading(out)];
+    for (const type of out.itemTypes) {
+      const fields = type.fields.map((f) => (f.baseField ? `${f.field} (→ ${f.baseField})` : f.field));
+      lines.push(
+        '',
+        type.itemType,
+        `  fields         ${fields.join(', ') || '(none)'}`,
+        `  creator types  ${type.creatorTypes.join(', ') || '(none)'}`,
+      );
+    }
+    return lines.join('\n');
+  },
   async run(input, deps) {
     const { schemaView } = await import('../../core/items/schema-view.js');
     return schemaView(deps, input.item_type);

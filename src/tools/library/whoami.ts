@@ -243,11 +243,18 @@ export default defineTool({
       }
     }
 
+    const { localApi, sqlite, libraries } = await desktopReport(deps, config.zoteroDataDir);
+    // The desktop's personal library: its id is the account the desktop is signed in to, which
+    // the route of the default library (listed first) names as users/<id> (users/0: none).
+    const desktopId = /^users\/([1-9]\d*)$/.exec(libraries[0]?.library ?? '')?.[1];
+    if (library.id === null && library.source === 'desktop' && desktopId !== undefined)
+      library.id = Number(desktopId);
     const description =
       library.id !== null && library.source === 'key'
         ? `${libraryPrefix({ type: library.type, id: library.id })} (the API key's user library)`
-        : describeLibrary(library);
-    const { localApi, sqlite, libraries } = await desktopReport(deps, config.zoteroDataDir);
+        : library.id !== null && library.source === 'desktop'
+          ? `${libraryPrefix({ type: library.type, id: library.id })} (the desktop app's personal library)`
+          : describeLibrary(library);
     // A desktop synced with hundreds of groups: the first libraries, counted all.
     const shown = fitRows(libraries);
     return {

@@ -123,7 +123,7 @@ describe('zot styles', () => {
   it('prints a table a person reads', async () => {
     const r = await zotAt(['styles', '--q', 'ains'], { env, stdoutTTY: true });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Showing 1–1 of 1 styles matching "ains".');
+    expect(r.stdout).toContain('Showing 1–1 of 1 style matching "ains".');
     expect(r.stdout).toContain(`${'ains'.padEnd(40)} installed AINS  (→ thieme-german)`);
     expect(r.stdout).toContain('Default style: apa. Locales offline: de-DE, en-US, es-ES, fr-FR, nl-NL.');
   });
@@ -147,7 +147,7 @@ describe('zotero_styles over MCP', () => {
       expect((r.structuredContent as { styles: Array<{ id: string; source: string }> }).styles).toEqual([
         expect.objectContaining({ id: 'ieee', source: 'installed', title: 'IEEE' }),
       ]);
-      expect((r.content[0] as { text: string }).text).toMatch(/^Showing 1–1 of 1 styles matching "ieee"\./);
+      expect((r.content[0] as { text: string }).text).toMatch(/^Showing 1–1 of 1 style matching "ieee"\./);
     } finally {
       await mcp.close();
     }

@@ -4,6 +4,7 @@
  * one refusal names them all instead of failing on the first.
  */
 import { ZoteusError } from '../errors.js';
+import { plural } from '../words.js';
 import { ZOTERO_KEY_RE } from './common.js';
 import { fieldFor, type ItemSchema } from './schema.js';
 
@@ -331,7 +332,7 @@ export function invalidItemsError(
   const more = problems.length > MESSAGE_PROBLEMS ? `; and ${problems.length - MESSAGE_PROBLEMS} more` : '';
   return new ZoteusError(
     'validation_error',
-    `${items} of ${options.total} item${options.total === 1 ? ' is' : 's are'} invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing was written: ${listed}${more}.`,
+    `${options.total === 1 ? 'The item is' : `${items} of ${plural(options.total, 'item')} ${items === 1 ? 'is' : 'are'}`} invalid (${plural(problems.length, 'problem')}); nothing was written: ${listed}${more}.`,
     {
       field: options.field ?? 'items',
       failed: problems.map((p) => ({

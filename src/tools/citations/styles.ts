@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { pagingParams } from '../shared/params.js';
-import { continuation } from '../shared/text.js';
+import { continuation, counted } from '../shared/text.js';
 
 const PAGE = { rows: 'Styles', default: 100, max: 250 } as const;
 
@@ -22,7 +22,7 @@ function summary(
   if (out.totalResults === 0) return `No ${what}.`;
   if (out.styles.length === 0)
     return `No ${what} on this page (start ${out.start}); there are ${out.totalResults} in total.`;
-  return `Showing ${out.start + 1}–${out.start + out.styles.length} of ${out.totalResults} ${what}.${continuation(out)}`;
+  return `Showing ${out.start + 1}–${out.start + out.styles.length} of ${counted(out.totalResults, what)}.${continuation(out)}`;
 }
 
 export default defineTool({

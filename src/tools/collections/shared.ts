@@ -9,7 +9,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../../core/library/collections/constan
 import { count } from '../../core/words.js';
 import { nextStartField } from '../shared/output.js';
 import { pagingParams } from '../shared/params.js';
-import { continuation } from '../shared/text.js';
+import { continuation, counted } from '../shared/text.js';
 
 // Seeds 000 and 001 word them.
 const paging = pagingParams(
@@ -121,7 +121,7 @@ export function summarizePage(
   if (total === 0) line = filtered ? `No ${what}.` : 'The library has no collections.';
   else if (shown === 0)
     line = `No collections on this page (start ${count(start)}); there are ${count(total)} in total.`;
-  else line = `Showing ${count(start + 1)}–${count(start + shown)} of ${count(total)} ${what}.`;
+  else line = `Showing ${count(start + 1)}–${count(start + shown)} of ${counted(total, what)}.`;
   line += continuation(out);
   if (out.complete === false)
     line += ` Incomplete: ${out.message ?? 'the listing could not read the whole library.'}`;

@@ -1,5 +1,5 @@
 /** The one-line summaries of pages, and the words of ready-to-run `next` suggestions. */
-import { count } from '../../core/words.js';
+import { count, plural } from '../../core/words.js';
 
 /** " Continue with start=25." when a page follows (cut short by the size bound: said so). */
 export function continuation(out: {
@@ -8,6 +8,20 @@ export function continuation(out: {
 }): string {
   if (out.nextStart === undefined) return '';
   return ` ${out.truncated ? 'Cut at the size bound; continue' : 'Continue'} with start=${out.nextStart}.`;
+}
+
+/**
+ * What a listing counts, for one: its first plural word made singular ("items matching "x""
+ * → "item matching "x"", "top-level collections" → "top-level collection"); a quoted query is
+ * left alone.
+ */
+export function singular(what: string): string {
+  return what.replace(/^([^"]*?)\b([A-Za-z-]+?)s\b/, '$1$2');
+}
+
+/** `1 item matching "x"`, `120 items matching "x"`: a count and what it counts. */
+export function counted(n: number, what: string): string {
+  return plural(n, singular(what), what);
 }
 
 /** "Showing 1–25 of 120 items matching "x" (sqlite). Continue with start=25." and its empty variants. */
@@ -26,7 +40,7 @@ export function pageLine(
   if (out.totalResults === 0) return `No ${what}${via}.`;
   if (shown === 0)
     return `No ${what} on this page (start ${count(out.start)}); there are ${count(out.totalResults)} in total${via}.`;
-  return `Showing ${count(out.start + 1)}–${count(out.start + shown)} of ${count(out.totalResults)} ${what}${via}.${continuation(out)}`;
+  return `Showing ${count(out.start + 1)}–${count(out.start + shown)} of ${counted(out.totalResults, what)}${via}.${continuation(out)}`;
 }
 
 /** Quotes a value for a `next` suggestion (the suggestion checker splits like a shell). */

@@ -78,7 +78,7 @@ describe('read tools over MCP on zotero.sqlite (no key)', () => {
 
   it('zotero_list_tags and zotero_stats', async () => {
     const tags = await mcp.call('zotero_list_tags', { q: 'sea' });
-    expect(texts(tags)[0]).toBe('Showing 1–1 of 1 tags containing "sea" (sqlite).');
+    expect(texts(tags)[0]).toBe('Showing 1–1 of 1 tag containing "sea" (sqlite).');
     const stats = await mcp.call('zotero_stats', {});
     expect(texts(stats)[0]).toMatch(/^users\/8675309 \(sqlite\): \d+ top-level items/);
   });

@@ -2,15 +2,22 @@
  * Multi-object answers: key filters, `since`, sorting, `format`, paging and the headers
  * (`Total-Results`, `Link`, `Last-Modified-Version`) built the way Zotero's dataserver does.
  */
+import {
+  bibliographyHtml,
+  exportBody,
+  isExportFormat,
+  MAX_BIBLIOGRAPHY_ITEMS,
+  withIncludes,
+  type OutputCtx,
+} from './citations.js';
 import { HttpError, intParam, send, versionHeader, type Ctx } from './http.js';
 import { isValidKey } from './keys.js';
+import type { ItemData } from './types.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 /** Cap on `itemKey`/`collectionKey`/`searchKey` lists. */
 export const MAX_OBJECT_KEYS = 50;
-
-type Format = 'json' | 'keys' | 'versions';
 
 export interface ListSpec<T> {
   objects: T[];
@@ -29,6 +36,8 @@ export interface ListSpec<T> {
   ignoreStart: boolean;
   /** The desktop local API: every object unless `limit` is given, and `limit` is not clamped. */
   unpaged?: boolean | undefined;
+  /** Item listings: `format=bib`, the export formats and `include` (citations.ts). */
+  items?: { output: OutputCtx; itemOf(o: T): ItemData } | undefined;
 }
 
 /** `If-Modified-Since-Version` on a multi-object request: 304 when the library has not moved. */
@@ -69,14 +78,29 @@ export function sendList<T>(ctx: Ctx, libraryVersion: number, spec: ListSpec<T>)
 
   objects = sorted(ctx, objects, spec);
 
-  const format = (ctx.params.get('format') ?? 'json') as Format;
-  const formats: Format[] = versionOf ? ['json', 'keys', 'versions'] : ['json'];
-  if (!formats.includes(format)) throw new HttpError(400, `Invalid 'format' value '${format}'`);
-
+  const format = ctx.params.get('format') ?? 'json';
+  const formats: string[] = versionOf ? ['json', 'keys', 'versions'] : ['json'];
+  const items = spec.items;
+  const itemFormat = items !== undefined && (format === 'bib' || isExportFormat(format));
+  if (!formats.includes(format) && !itemFormat) {
+    throw new HttpError(400, `Invalid 'format' value '${format}'`);
+  }
   const total = objects.length;
+  if (items && format === 'bib' && !spec.unpaged) {
+    // The Web API formats the whole listing, whatever `start` and `limit` say, up to 150 items.
+    if (total > MAX_BIBLIOGRAPHY_ITEMS) {
+      throw new HttpError(413, `Cannot generate bibliography with more than ${MAX_BIBLIOGRAPHY_ITEMS} items`);
+    }
+    send(ctx, 200, bibliographyHtml(objects.map(items.itemOf), items.output), {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Last-Modified-Version': String(libraryVersion),
+    });
+    return;
+  }
+
   const limitParam = intParam(ctx, 'limit');
   let limit: number;
-  if (format !== 'json') {
+  if (format === 'keys' || format === 'versions') {
     // keys and versions are unpaged unless the client asks for a page.
     limit = limitParam || total;
   } else if (limitParam) {
@@ -103,6 +127,20 @@ export function sendList<T>(ctx: Ctx, libraryVersion: number, spec: ListSpec<T>)
     send(ctx, 200, page.map((o) => spec.keyOf(o)).join('\n') + (page.length ? '\n' : ''), headers);
   } else if (format === 'versions' && versionOf) {
     send(ctx, 200, Object.fromEntries(page.map((o) => [spec.keyOf(o), versionOf(o)])), headers);
+  } else if (items && format === 'bib') {
+    // The desktop pages first, then formats the page.
+    const html = bibliographyHtml(page.map(items.itemOf), items.output);
+    send(ctx, 200, html, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
+  } else if (items && format !== 'json') {
+    const out = exportBody(format, page.map(items.itemOf), items.output);
+    send(ctx, 200, out.body, { ...headers, 'Content-Type': out.type });
+  } else if (items) {
+    send(
+      ctx,
+      200,
+      page.map((o) => withIncludes(spec.render(o) as Record<string, unknown>, items.itemOf(o), items.output)),
+      headers,
+    );
   } else {
     send(ctx, 200, page.map(spec.render), headers);
   }

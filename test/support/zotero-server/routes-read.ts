@@ -4,6 +4,7 @@
 import { HttpError, intParam, send, versionHeader, type Ctx } from './http.js';
 import { alternateUrl, collectionJson, itemJson, searchJson, tagJson, type RenderCtx } from './render.js';
 import { notModified, sendList, type ListSpec } from './listing.js';
+import { bibliographyHtml, exportBody, isExportFormat, withIncludes, type OutputCtx } from './citations.js';
 import { fulltextSince, getItemFulltext } from './routes-fulltext.js';
 import type { Library, ServerState } from './state.js';
 import type { CollectionData, DeletedKind, ItemData, SearchData } from './types.js';
@@ -78,7 +79,7 @@ export function handleRead(r: LibraryRoute): boolean {
     }
     const item = key ? r.lib.items.get(key) : undefined;
     if (!item) throw new HttpError(404, 'Item not found');
-    if (n === 2) return single(r, item, itemJson(rc(r), item));
+    if (n === 2) return singleItem(r, item);
     if (n === 3 && sub === 'children') {
       return listItems(
         r,
@@ -206,9 +207,36 @@ function listItems(r: LibraryRoute, objects: ItemData[], rest: string, children?
     alternate: alternateUrl(r.state, r.lib, rest),
     ignoreStart: r.ignoreStart,
     unpaged: r.unpaged,
+    items: { output: outputCtx(r), itemOf: (i) => i },
   };
   sendList(r.ctx, r.lib.version, spec);
   return true;
+}
+
+function outputCtx(r: LibraryRoute): OutputCtx {
+  return { local: r.unpaged === true, prefix: r.lib.prefix, params: r.ctx.params };
+}
+
+/**
+ * One item with Zotero's outputs: `include` on JSON, `format=bib` or an export format (the
+ * body alone, as Zotero answers a single-object export).
+ */
+function singleItem(r: LibraryRoute, item: ItemData): true {
+  const format = r.ctx.params.get('format') ?? 'json';
+  const o = outputCtx(r);
+  const version = { 'Last-Modified-Version': String(item.version) };
+  if (format === 'json')
+    return single(r, item, withIncludes(itemJson(rc(r), item) as Record<string, unknown>, item, o));
+  if (format === 'bib') {
+    send(r.ctx, 200, bibliographyHtml([item], o), { ...version, 'Content-Type': 'text/html; charset=utf-8' });
+    return true;
+  }
+  if (isExportFormat(format)) {
+    const out = exportBody(format, [item], o);
+    send(r.ctx, 200, out.body, { ...version, 'Content-Type': out.type });
+    return true;
+  }
+  throw new HttpError(400, `Invalid 'format' value '${format}'`);
 }
 
 /**

@@ -98,7 +98,31 @@ function nonNegative(value: number | undefined, field: string): number | undefin
   return value;
 }
 
-export function createApiReader(o: ApiReaderOptions): LibraryReader {
+/**
+ * Zotero's own renderer on the server a reader reads (the Web API or the desktop's local API):
+ * an item listing with Zotero's output parameters (`include=data,bib&style=…&locale=…`,
+ * `format=bibtex|biblatex|ris|csljson|keys`), answered as Zotero wrote it. zotero.sqlite has none.
+ */
+export interface ZoteroApi {
+  readonly backend: Extract<BackendName, 'web' | 'localApi'>;
+  /**
+   * One GET of the item listing `query` addresses (`items`, `items/top`,
+   * `collections/K/items[/top]`, with its filters; `keys`, at most 50, as `itemKey`), with
+   * `start`/`limit` as given (none: the server's default page) and `output` added.
+   */
+  listItems(query: ItemQuery, output: Query): Promise<ZoteroResponse>;
+}
+
+/** A reader that can ask Zotero itself to format or export (the Web API and local API readers). */
+export type ApiLibraryReader = LibraryReader & { readonly zotero: ZoteroApi };
+
+/** Zotero's renderer behind `reader`, when its backend has one. */
+export function zoteroApiOf(reader: LibraryReader): ZoteroApi | undefined {
+  const api = (reader as Partial<ApiLibraryReader>).zotero;
+  return api && (api.backend === 'web' || api.backend === 'localApi') ? api : undefined;
+}
+
+export function createApiReader(o: ApiReaderOptions): ApiLibraryReader {
   const { client, prefix, call, unpaged } = o;
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -253,12 +277,36 @@ export function createApiReader(o: ApiReaderOptions): LibraryReader {
     return { items: range.objects as WebApiItem[], totalResults: range.totalResults };
   }
 
+  async function listItems(q: ItemQuery, output: Query): Promise<ZoteroResponse> {
+    const collectionKey =
+      q.collectionKey === undefined ? undefined : checkObjectKey(q.collectionKey, 'collectionKey');
+    let path =
+      collectionKey === undefined ? `/${prefix}/items` : `/${prefix}/collections/${collectionKey}/items`;
+    if (q.top) path += '/top';
+    const keys =
+      q.keys === undefined ? undefined : [...new Set(q.keys.map((k) => checkObjectKey(k, 'keys')))];
+    if (keys !== undefined && (keys.length === 0 || keys.length > BATCH_SIZE)) {
+      throw new ZoteusError(
+        'internal_error',
+        `Internal error in Zoteus (${keys.length} item keys in one request; 1 to ${BATCH_SIZE}).`,
+      );
+    }
+    return get(path, {
+      ...itemFilters(q),
+      ...(keys ? { itemKey: keys.join(',') } : {}),
+      start: nonNegative(q.start, 'start'),
+      limit: nonNegative(q.limit, 'limit'),
+      ...output,
+    });
+  }
+
   const notFound = (key: string): ZoteusError =>
     new ZoteusError('not_found', `No item ${key} in library ${prefix}.`, { field: 'key' });
 
   return {
     backend: o.backend,
     library: o.library,
+    zotero: { backend: o.backend, listItems: (query, output) => guard(() => listItems(query, output)) },
 
     collections: (options = {}) =>
       guard(async () => {

@@ -145,7 +145,7 @@ export default defineTool({
           .number()
           .nullable()
           .describe(
-            'Library id; null when it would come from a key that could not be checked, or from the desktop app.',
+            'Library id; null when it would come from a key that could not be checked, or from a desktop app signed in to no Zotero account.',
           ),
         source: z.enum(['argument', 'config', 'key', 'desktop']),
         description: z.string(),

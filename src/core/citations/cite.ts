@@ -17,6 +17,7 @@ import type { WebApiItem } from '../library/port.js';
 import type { Deps } from '../tool.js';
 import { toCslJson } from './csl-json.js';
 import type { CslItem } from './csl-types.js';
+import type { StyleSource } from './styles.js';
 import {
   openEngine,
   parseLocator,
@@ -28,7 +29,7 @@ import {
 import { CITE_DEFAULT_LIMIT, CITE_MAX_ITEMS } from './constants.js';
 
 /** Items that are parts of works, not works: nothing to cite. */
-const NOT_CITABLE = new Set(['note', 'attachment', 'annotation']);
+export const NOT_CITABLE = new Set(['note', 'attachment', 'annotation']);
 
 export interface CiteCitation {
   item_key: string;
@@ -52,12 +53,18 @@ export interface CiteInput extends LibraryArgs {
   locators?: string[] | undefined;
   start?: number | undefined;
   limit?: number | undefined;
+  /** `local` (default): citeproc-js in Zoteus, every backend; `zotero`: Zotero's own renderer. */
+  engine?: 'local' | 'zotero' | undefined;
 }
+
+/** The style used; `source: zotero` when Zotero formatted with its own copy of it. */
+export type CiteStyle = Omit<EngineInfo['style'], 'source'> & { source: StyleSource | 'zotero' };
 
 export interface CiteOutput extends Answered {
   mode: 'bibliography' | 'citation';
-  engine: 'local';
-  style: EngineInfo['style'];
+  /** Which engine ran. */
+  engine: 'local' | 'zotero';
+  style: CiteStyle;
   locale: string;
   format: CitationFormat;
   /** The whole answer as one text: the bibliography's entries one per line, or the citation. */
@@ -85,6 +92,43 @@ interface Source {
   nextStart?: number;
 }
 
+/**
+ * The items `keys` name, in their order, from those `found`: each key that names no item, or a
+ * note or attachment, one failed entry (at the key's index); a repeated key formatted once.
+ */
+export function byKeyEntries<T extends WebApiItem>(
+  keys: readonly string[],
+  found: readonly T[],
+): { items: T[]; failed: FailedEntry[] } {
+  const byKey = new Map(found.map((i) => [i.key, i]));
+  const items: T[] = [];
+  const failed: FailedEntry[] = [];
+  const seen = new Set<string>();
+  keys.forEach((key, index) => {
+    const item = byKey.get(key);
+    if (!item) {
+      const form = ZOTERO_KEY_RE.test(key) ? '' : ' (not of Zotero’s key form)';
+      failed.push(failedEntry(index, key, 404, `No item ${key} in this library${form}.`, 'not_found'));
+    } else if (NOT_CITABLE.has(String(item.data.itemType))) {
+      const parent =
+        typeof item.data.parentItem === 'string' ? ` (its parent is ${item.data.parentItem})` : '';
+      failed.push(
+        failedEntry(
+          index,
+          key,
+          400,
+          `${key} is a ${String(item.data.itemType)}, not a work to cite${parent}.`,
+          'validation_error',
+        ),
+      );
+    } else if (!seen.has(key)) {
+      seen.add(key);
+      items.push(item);
+    }
+  });
+  return { items, failed };
+}
+
 /** The items to format: by key (each missing one a failed entry), or a page of a listing. */
 async function itemsOf(
   input: CiteInput,
@@ -97,32 +141,7 @@ async function itemsOf(
       wellFormed.length === 0
         ? []
         : (await reader.items({ keys: wellFormed, limit: wellFormed.length, includeTrashed: true })).items;
-    const byKey = new Map(found.map((i) => [i.key, i]));
-    const items: WebApiItem[] = [];
-    const failed: FailedEntry[] = [];
-    const seen = new Set<string>();
-    keys.forEach((key, index) => {
-      const item = byKey.get(key);
-      if (!item) {
-        const form = ZOTERO_KEY_RE.test(key) ? '' : ' (not of Zotero’s key form)';
-        failed.push(failedEntry(index, key, 404, `No item ${key} in this library${form}.`, 'not_found'));
-      } else if (NOT_CITABLE.has(String(item.data.itemType))) {
-        const parent =
-          typeof item.data.parentItem === 'string' ? ` (its parent is ${item.data.parentItem})` : '';
-        failed.push(
-          failedEntry(
-            index,
-            key,
-            400,
-            `${key} is a ${String(item.data.itemType)}, not a work to cite${parent}.`,
-            'validation_error',
-          ),
-        );
-      } else if (!seen.has(key)) {
-        seen.add(key);
-        items.push(item);
-      }
-    });
+    const { items, failed } = byKeyEntries(keys, found);
     return { items, listed: items, failed };
   }
   const start = input.start ?? 0;
@@ -208,6 +227,10 @@ export async function formatBibliography(deps: Deps, input: CiteInput): Promise<
     throw new ZoteusError('validation_error', 'A citation cites items by key: give item keys.', {
       field: 'item_keys',
     });
+  }
+  if (input.engine === 'zotero') {
+    const { formatWithZotero } = await import('./zotero-engine.js');
+    return formatWithZotero(deps, input, mode, byKey);
   }
   // The style and locale first: a wrong one is refused before the library is read.
   const engine = await openEngine(deps, { style: input.style, locale: input.locale, format: input.format });

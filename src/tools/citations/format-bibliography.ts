@@ -20,8 +20,15 @@ const PAGE = { rows: 'Items', default: CITE_DEFAULT_LIMIT, max: CITE_MAX_ITEMS }
 const styleRef = z.object({
   id: z.string().describe('The style’s short id (`apa`), or the path of its .csl file.'),
   title: z.string().describe('The style’s title.'),
-  source: z.string().describe('Where it came from: path, installed, cache, download or bundled.'),
+  source: z
+    .string()
+    .describe(
+      'Where it came from: path, installed, cache, download or bundled; zotero when Zotero formatted with its own copy.',
+    ),
 });
+
+/** The same as core/citations/zotero-engine.ts (not imported: the declaration loads without it). */
+const ENGINES = ['local', 'zotero'] as const;
 
 export default defineTool({
   name: 'zotero_format_bibliography',
@@ -39,8 +46,11 @@ export default defineTool({
     'locale (en-US, de-DE, fr-FR…) defaults to the style’s. format: text (default), html or markdown. Result: text (the',
     'whole bibliography or the citation), entries [{item_key, text}], the style, locale and engine used, failed',
     '({index, key, code, message, reason, retryable}: a key that names no item, or a note or attachment, while the others',
-    'are still formatted), warnings. The same items give the same bytes. To find items use zotero_search_items; for',
-    'BibTeX, RIS or CSL-JSON files use zotero_export.',
+    'are still formatted), warnings. The same items give the same bytes. engine: "local" (default) is citeproc-js in Zoteus',
+    'and works offline on every backend; "zotero" has Zotero itself format them through the Web API or the desktop app’s',
+    'local API (exactly what Zotero produces; each entry formatted on its own, in the order given or listed; one item per',
+    'citation, without locators; refused for a library read only from zotero.sqlite). To find items use',
+    'zotero_search_items; for BibTeX, RIS or CSL-JSON files use zotero_export.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -97,13 +107,21 @@ export default defineTool({
         .array(z.string().max(100))
         .optional()
         .describe('Mode citation: one locator per item key, in order ("12", "page 12-14", "chapter 3").'),
+      engine: z
+        .enum(ENGINES)
+        .optional()
+        .describe(
+          'local (default): citeproc-js in Zoteus, offline, every backend; zotero: Zotero’s own renderer (Web API or local API).',
+        ),
       ...pagingParams(PAGE),
       ...libraryParams,
     })
     .strict(),
   output: z.object({
     mode: z.enum(['bibliography', 'citation']),
-    engine: z.literal('local').describe('citeproc-js in Zoteus.'),
+    engine: z
+      .enum(ENGINES)
+      .describe('Which engine ran: local (citeproc-js in Zoteus) or zotero (Zotero’s own renderer).'),
     style: styleRef
       .extend({
         class: z.enum(['in-text', 'note']),
@@ -143,7 +161,8 @@ export default defineTool({
     const failed = out.failed.length ? `; ${out.failed.length} failed (see failed)` : '';
     const page =
       out.totalResults !== undefined ? ` ${plural(out.totalResults, 'item')} match.${continuation(out)}` : '';
-    return `${what} in ${out.style.title} (${out.locale}, ${out.format})${failed}.${page}`;
+    const by = out.engine === 'zotero' ? ', formatted by Zotero' : '';
+    return `${what} in ${out.style.title} (${out.locale}, ${out.format}${by})${failed}.${page}`;
   },
   text: (out) => `${out.text}\n`,
   async run(input, deps) {

@@ -39,9 +39,13 @@ export interface ExportInput extends LibraryArgs {
   overwrite?: boolean | undefined;
   start?: number | undefined;
   limit?: number | undefined;
+  /** `local` (default): Zoteus' writers, every backend; `zotero`: Zotero's own translators. */
+  engine?: 'local' | 'zotero' | undefined;
 }
 
 export interface ExportOutput extends Answered {
+  /** Which engine wrote the export. */
+  engine: 'local' | 'zotero';
   format: ExportFormat;
   /** The export, when not saved to a file. */
   text?: string | undefined;
@@ -60,6 +64,8 @@ export interface ExportOutput extends Answered {
   totalResults?: number | undefined;
   nextStart?: number | undefined;
   truncated?: boolean | undefined;
+  /** Keys given that did not fit in this answer. */
+  remaining?: string[] | undefined;
 }
 
 interface Writer {
@@ -114,7 +120,7 @@ const usesKeys = (format: ExportFormat) =>
   format === 'bibtex' || format === 'biblatex' || format === 'csljson';
 
 /** Items by key, each missing one a failed entry, notes and attachments too (they have no entry). */
-async function itemsByKey(
+export async function itemsByKey(
   reader: LibraryReader,
   keys: readonly string[],
 ): Promise<{ items: WebApiItem[]; failed: FailedEntry[] }> {
@@ -192,6 +198,10 @@ export type SaveText = (path: string, chunks: AsyncIterable<string>) => Promise<
 export async function exportItems(deps: Deps, input: ExportInput, save?: SaveText): Promise<ExportOutput> {
   checkInput(input);
   const format = input.format ?? 'bibtex';
+  if (input.engine === 'zotero') {
+    const { exportWithZotero } = await import('./zotero-export.js');
+    return exportWithZotero(deps, input, format, save);
+  }
   const schema = localSchema(deps.config);
   const { reader, route } = await openReader(deps, input);
   const listing = input.item_keys?.length
@@ -253,6 +263,7 @@ export async function exportItems(deps: Deps, input: ExportInput, save?: SaveTex
   const end = cut ? start + listed.indexOf(items[kept] as WebApiItem) : start + listed.length;
   const more = listing ? end < (totalResults ?? 0) && listed.length > 0 : false;
   return {
+    engine: 'local',
     format,
     text: `${writer.header}${parts.join(writer.separator)}${writer.footer}`,
     succeeded: exported.map((i) => i.key),
@@ -367,6 +378,7 @@ async function saveExport(
     shown.map((k) => ({ key: k }) as WebApiItem),
   );
   return {
+    engine: 'local',
     format,
     saved: { path, bytes },
     succeeded: shown,

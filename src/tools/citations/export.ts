@@ -13,6 +13,8 @@ import { continuation } from '../shared/text.js';
 /** The same as core/exports/export.ts (not imported: the declaration loads without the writers). */
 const FORMATS = ['bibtex', 'biblatex', 'ris', 'csljson'] as const;
 const PAGE = { rows: 'Items', default: 100, max: 1000 } as const;
+/** The same as core/citations/zotero-engine.ts. */
+const ENGINES = ['local', 'zotero'] as const;
 
 export default defineTool({
   name: 'zotero_export',
@@ -30,8 +32,12 @@ export default defineTool({
     'cut it); with save_path the whole export is written to that file atomically (a whole library streams into it), never',
     'replacing an existing file unless overwrite is true, and saved says where and how many bytes. A key that names no item',
     '(or a note or attachment, which has no entry) is one entry of failed ({index, key, code, message, reason, retryable})',
-    'while the others are exported. To find the items’ keys use zotero_search_items; for references formatted in a citation',
-    'style (APA, Chicago, IEEE…) rather than a file for a reference manager or LaTeX, use zotero_format_bibliography.',
+    'while the others are exported. engine: "local" (default) is Zoteus’ own writers, offline on every backend; "zotero" has',
+    'Zotero’s own translators write the file through the Web API or the desktop app’s local API (exactly what Zotero',
+    'exports, its citation keys unique within each request of 50 or 100 items; no keys list or charset; refused for a',
+    'library read only from zotero.sqlite). To find the items’ keys use zotero_search_items; for references formatted in a',
+    'citation style (APA, Chicago, IEEE…) rather than a file for a reference manager or LaTeX, use',
+    'zotero_format_bibliography.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -77,11 +83,20 @@ export default defineTool({
         .boolean()
         .optional()
         .describe('Allow save_path to replace an existing file (default false).'),
+      engine: z
+        .enum(ENGINES)
+        .optional()
+        .describe(
+          'local (default): Zoteus’ writers, offline, every backend; zotero: Zotero’s own translators (Web API or local API).',
+        ),
       ...pagingParams(PAGE),
       ...libraryParams,
     })
     .strict(),
   output: z.object({
+    engine: z
+      .enum(ENGINES)
+      .describe('Which engine wrote it: local (Zoteus’ writers) or zotero (Zotero’s own translators).'),
     format: z.enum(FORMATS),
     text: z.string().optional().describe('The export, when it was not saved to a file.'),
     saved: z
@@ -127,12 +142,14 @@ export default defineTool({
     const where = out.saved ? ` to ${out.saved.path} (${plural(out.saved.bytes, 'byte')})` : '';
     const failed = out.failed.length ? `; ${out.failed.length} failed (see failed)` : '';
     const total = out.totalResults !== undefined && !out.saved ? ` of ${out.totalResults}` : '';
-    return `Exported ${n}${total} as ${out.format}${where}${failed}.${continuation(out)}`;
+    const by = out.engine === 'zotero' ? ' by Zotero' : '';
+    return `Exported ${n}${total} as ${out.format}${by}${where}${failed}.${continuation(out)}`;
   },
   text: (out) => (out.text !== undefined ? out.text : `Saved to ${out.saved?.path ?? '?'}.\n`),
   plan(input) {
     return {
       format: input.format ?? 'bibtex',
+      engine: input.engine ?? 'local',
       items: input.all
         ? 'the whole library'
         : input.collection_key

@@ -24,6 +24,7 @@ import listTags from './tags/list-tags.js';
 import searchItems from './items/search-items.js';
 import stats from './library/stats.js';
 import exportItems from './citations/export.js';
+import checkCitations from './citations/check-citations.js';
 import formatBibliography from './citations/format-bibliography.js';
 import styles from './citations/styles.js';
 import schema from './library/schema.js';
@@ -55,6 +56,7 @@ export const tools: readonly AnyTool[] = [
   stats,
   formatBibliography,
   exportItems,
+  checkCitations,
   styles,
   summarize,
   createItems,

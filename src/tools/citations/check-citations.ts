@@ -1,0 +1,244 @@
+/**
+ * `zotero_check_citations` / `zot bibcheck FILE… [--write-bib PATH]`: the citation keys of
+ * manuscripts checked against the library. Changes nothing in the library; with a .bib to
+ * write it writes a local file, hence tier `write` with `WRITES FILES` (available in read-only
+ * mode). On a shared deployment manuscripts are read, as files are saved, only inside the
+ * caller's own folder (render/save.ts's confinement, and the real path through any symlink).
+ */
+import * as z from 'zod';
+import { checkCitations, checkCitationsInput } from '../../core/citations/check.js';
+import { ZoteusError } from '../../core/errors.js';
+import { defineTool, type Deps } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { fileExists, resolveSavePath } from '../../render/save.js';
+import { answeredFields, failedEntry, provenanceField } from '../shared/output.js';
+import { libraryParams, PROVENANCE } from '../shared/params.js';
+
+/** The same as core/citations/check.ts's MANUSCRIPT_KINDS (spelled out for the schema). */
+const KINDS = ['tex', 'aux', 'markdown', 'bib'] as const;
+const SOURCES = ['extra', 'field', 'better-bibtex', 'generated'] as const;
+
+/** A manuscript path on a shared deployment: inside the caller's folder, also through symlinks. */
+async function confinedPath(raw: string, deps: Pick<Deps, 'env' | 'fileRoot'>): Promise<string> {
+  const hint =
+    'On this shared server manuscripts are read only from your own folder: give a relative path (no "..", no "~"), or the manuscript itself as text with its kind.';
+  let path: string;
+  try {
+    path = resolveSavePath(raw, { fileRoot: deps.fileRoot, env: deps.env, field: 'files' });
+  } catch (error) {
+    if (error instanceof ZoteusError && error.code === 'permission_denied')
+      throw new ZoteusError('permission_denied', error.message, { field: 'files', hint });
+    throw error;
+  }
+  if (deps.fileRoot === undefined) return path;
+  const { realpath } = await import('node:fs/promises');
+  const { isAbsolute, relative, resolve, sep } = await import('node:path');
+  const root = await realpath(deps.fileRoot).catch(() => resolve(deps.fileRoot as string));
+  // A path that does not exist stays as it is: reading it says not_found.
+  const real = await realpath(path).catch(() => path);
+  const rel = relative(root, real);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new ZoteusError(
+      'permission_denied',
+      `files: ${raw} leads outside your own folder on this shared server.`,
+      { field: 'files', hint },
+    );
+  return real;
+}
+
+const titled = { item_key: z.string(), title: z.string() };
+
+export default defineTool({
+  name: 'zotero_check_citations',
+  title: 'Check a manuscript’s citation keys against the library',
+  summary:
+    'Check the citation keys of .tex, .aux, Markdown or .bib files against the library; --write-bib writes a .bib of them.',
+  description: [
+    'Changes nothing in the library. Reads manuscripts and checks every citation key they cite against the library’s',
+    'citation keys: LaTeX (\\cite, \\citep, \\textcite, \\parencite, \\autocite and the other natbib and biblatex',
+    'commands, multi-key and multicite forms), .aux files, pandoc Markdown ([@key], @key, [-@key]; .md, .qmd, .rmd) and',
+    'the entry keys of .bib files. files: paths, each read by its extension (kind for another extension); and/or text',
+    'with kind (tex, aux, markdown, bib). The library’s keys are those zotero_export writes: Extra’s "Citation Key:" line, else the',
+    'Citation Key field, else Better BibTeX’s (desktop), else Zotero’s formula author_title_year; the whole library is',
+    'read (over the Web API about one request per 100 items). Result: found (citation_key, item_key, title, source of',
+    'the key), missing (with did_you_mean: the library’s closest keys), ambiguous (several items have the key as their',
+    'own: each is listed), unstable (found only through the formula: it changes when the first creator, title or year',
+    'changes; pin it with a "Citation Key: …" line in Extra), counts of each, and failed: one entry per missing or',
+    'ambiguous key ({index, key, code, message, reason, retryable}; index counts the keys in the order first cited). Some',
+    'keys failed: a partial result; all of them: an error. Lists are cut to about 30 KB (truncated; counts hold the',
+    'totals). write_bib: also write a BibTeX file of exactly the cited items found, under the keys they are cited by,',
+    'atomically, never replacing an existing file unless overwrite is true. On a shared server paths are confined to',
+    'your own folder. To export items by key or collection use zotero_export; to format them, zotero_format_bibliography.',
+  ].join(' '),
+  tier: 'write',
+  writesFilesOnly: true,
+  openWorld: true,
+  // The same manuscripts and library give the same answer and bytes; a repeated write is refused or overwrites.
+  idempotent: true,
+  since: '0.3.0',
+  cli: [
+    {
+      path: ['bibcheck'],
+      args: ['files'],
+      files: { text: 'text' },
+      summary:
+        'Check the citation keys of manuscripts (.tex, .aux, .md, .bib) against the library; --write-bib PATH writes a .bib of those found.',
+    },
+  ],
+  input: z
+    .object({
+      files: z
+        .array(z.string().min(1).max(1024))
+        .max(100)
+        .optional()
+        .describe(
+          'Manuscripts to check, by path: .tex, .ltx, .latex, .aux, .md, .markdown, .qmd, .rmd or .bib (another extension needs kind).',
+        ),
+      text: z
+        .string()
+        .optional()
+        .describe('A manuscript’s own text, instead of or besides files (needs kind).'),
+      kind: z
+        .enum(KINDS)
+        .optional()
+        .describe(
+          'How to read text, and any file whose extension is none of those of files: tex, aux, markdown or bib.',
+        ),
+      write_bib: z
+        .string()
+        .min(1)
+        .max(1024)
+        .optional()
+        .describe('Also write a BibTeX file of the cited items found to this path.'),
+      overwrite: z
+        .boolean()
+        .optional()
+        .describe('Allow write_bib to replace an existing file (default false).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    manuscripts: z
+      .array(
+        z.object({
+          file: z.string().describe('The path as given, or "(text)".'),
+          kind: z.enum(KINDS),
+          keys: z.number().int().describe('Distinct keys it cites.'),
+          citations: z.number().int().describe('Citations of those keys, in all.'),
+        }),
+      )
+      .describe('What was read.'),
+    cited: z.number().int().describe('Distinct keys cited over all manuscripts.'),
+    counts: z
+      .object({
+        found: z.number().int(),
+        missing: z.number().int(),
+        ambiguous: z.number().int(),
+        unstable: z.number().int(),
+      })
+      .describe('How many keys of each kind, whatever the lists hold.'),
+    found: z
+      .array(
+        z.object({
+          citation_key: z.string(),
+          ...titled,
+          source: z.enum(SOURCES).describe('Where the item’s key comes from.'),
+          in_trash: z.boolean().optional().describe('The item is in the trash.'),
+        }),
+      )
+      .describe('Keys exactly one item has.'),
+    missing: z
+      .array(
+        z.object({
+          citation_key: z.string(),
+          file: z.string().describe('Where it is first cited.'),
+          line: z.number().int(),
+          did_you_mean: z.array(z.string()).describe('The library’s closest keys.'),
+        }),
+      )
+      .describe('Keys no item has.'),
+    ambiguous: z
+      .array(z.object({ citation_key: z.string(), items: z.array(z.object(titled)) }))
+      .describe('Keys several items have as their own.'),
+    unstable: z
+      .array(z.object({ citation_key: z.string(), ...titled }))
+      .describe('Keys found only through Zotero’s formula (they change with the item’s metadata).'),
+    succeeded: z.array(z.string()).describe('The citation keys found (those of found).'),
+    failed: z
+      .array(failedEntry.extend({ key: z.string().describe('The citation key.') }))
+      .describe('One entry per missing (404, not_found) or ambiguous (409, conflict) key.'),
+    saved: z
+      .object({ path: z.string(), bytes: z.number().int(), entries: z.number().int() })
+      .optional()
+      .describe('The .bib written, its size and its number of entries.'),
+    betterBibtex: z.string().describe('Whether Better BibTeX’s keys were used, and from where or why not.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe(
+        'A list was cut to the size bound (about 30 KB of rows, 500 rows a list): counts holds the totals.',
+      ),
+    warnings: z
+      .array(z.string())
+      .describe('What to know beyond the lists: unstable keys, items in the trash, the .bib.'),
+    provenance: provenanceField,
+    ...answeredFields,
+  }),
+  summarize: (out) => {
+    const { found, missing, ambiguous, unstable } = out.counts;
+    const files =
+      out.manuscripts.length === 1
+        ? (out.manuscripts[0]?.file ?? '')
+        : plural(out.manuscripts.length, 'manuscript');
+    const parts = [`${found} found${unstable ? ` (${unstable} unstable)` : ''}`, `${missing} missing`];
+    if (ambiguous) parts.push(`${ambiguous} ambiguous`);
+    const saved = out.saved
+      ? ` Wrote ${out.saved.path} (${plural(out.saved.entries, 'entry', 'entries')}).`
+      : '';
+    return `${plural(out.cited, 'cited key')} in ${files}: ${parts.join(', ')}.${saved}`;
+  },
+  text: (out) => {
+    const lines: string[] = [];
+    for (const m of out.missing) {
+      const mean = m.did_you_mean.length ? ` (did you mean ${m.did_you_mean.join(', ')}?)` : '';
+      lines.push(`missing    ${m.citation_key}  ${m.file}:${m.line}${mean}`);
+    }
+    for (const a of out.ambiguous)
+      lines.push(`ambiguous  ${a.citation_key}  ${a.items.map((i) => i.item_key).join(', ')}`);
+    for (const u of out.unstable) lines.push(`unstable   ${u.citation_key}  ${u.item_key}  ${u.title}`);
+    for (const f of out.found)
+      if (f.source !== 'generated') lines.push(`found      ${f.citation_key}  ${f.item_key}  ${f.title}`);
+    if (out.truncated) lines.push('(lists cut to the size bound: counts has the totals)');
+    for (const w of out.warnings) lines.push(`note: ${w}`);
+    return lines.length ? `${lines.join('\n')}\n` : '';
+  },
+  check: (input) => checkCitationsInput(input),
+  plan(input, deps) {
+    const fileRoot = (deps as Partial<Deps>).fileRoot;
+    const bib =
+      input.write_bib === undefined
+        ? undefined
+        : resolveSavePath(input.write_bib, { fileRoot, env: deps.env, field: 'write_bib' });
+    return {
+      manuscripts: [...(input.files ?? []), ...(input.text !== undefined ? ['(text)'] : [])],
+      ...(bib !== undefined
+        ? { write_bib: bib, write_bib_exists: fileExists(bib), overwrite: input.overwrite === true }
+        : { writes: 'nothing (the check is printed)' }),
+    };
+  },
+  async run(input, deps) {
+    const out = await checkCitations(deps, input, {
+      resolve: (raw) => confinedPath(raw, deps),
+      save: async (path, chunks) => {
+        const { saveFile } = await import('../../render/save.js');
+        return saveFile(path, chunks, {
+          overwrite: input.overwrite === true,
+          env: deps.env,
+          fileRoot: deps.fileRoot,
+          field: 'write_bib',
+        });
+      },
+    });
+    return { ...out, provenance: PROVENANCE };
+  },
+});

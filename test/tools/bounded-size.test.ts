@@ -384,6 +384,25 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       },
       { world: 'web', args: { item_keys: web.items.slice(0, 100) }, why: '100 keys' },
     ],
+    zotero_check_citations: [
+      {
+        world: 'desktop',
+        args: {
+          text: Array.from({ length: 3001 }, (_, i) => `[@collaboration${i}_worst_2020]`).join('\n'),
+          kind: 'markdown',
+        },
+        why: '3,001 keys cited, 3,000 of them missing, each a few edits from one found',
+      },
+      {
+        world: 'desktop',
+        args: {
+          text: Array.from({ length: 3000 }, (_, i) => `\\cite{missing_key_${i}}`).join('\n'),
+          kind: 'tex',
+        },
+        why: '3,000 keys cited, all missing',
+        error: true,
+      },
+    ],
     zotero_format_bibliography: [
       { world: 'desktop', args: { q: 'worst', limit: 500 }, why: 'the largest page of long entries' },
       { world: 'web', args: { item_keys: web.items.slice(0, 100) }, why: '100 keys' },

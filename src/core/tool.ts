@@ -25,6 +25,11 @@ export interface CliCommand {
   tier?: Tier;
   /** First line of help, when it differs from the tool's summary. */
   summary?: string;
+  /**
+   * The help of an input on this command, where the input's description speaks of several
+   * actions (`collection_key`: "all actions except list/create") and this command is one.
+   */
+  help?: Record<string, string>;
   /** Option names that differ from the field name (`parent_collection` -> `parent`). */
   flags?: Record<string, string>;
   /**

@@ -4,7 +4,7 @@
  * shell reads commands and flags: `zotero_list_tags` becomes `zot tag list`, `collection_key`
  * the command's `--collection`, `include_children: true` the flag `--include-children`.
  */
-import type { RefRenderer } from '../../core/call/refs.js';
+import { renderRefs, type RefRenderer } from '../../core/call/refs.js';
 import type { Param, ParamsTable } from './params.js';
 import { allCommands, type CommandNode, type Speak } from './tree.js';
 
@@ -39,7 +39,8 @@ export function speakCli(
 ): string {
   const isField = (name: string) => known.has(name) || params.some((p) => p.name === name);
   const isOwn = (name: string) => params.some((p) => p.name === name);
-  return text
+  // References first (`onlyOn`, `toolRef`): then the declared names left in the prose.
+  return renderRefs(text, refs)
     .replace(TOOL, (whole, tool: string) => (tool.length > 7 ? refs.tool(tool, {}) : whole))
     .replace(SETTING, (whole, name: string, value: string) => {
       // A one-word name of another command's input ("key: 8 characters") is prose.

@@ -84,7 +84,8 @@ function paramLines(
         ? `  ${p.name.toUpperCase()}${p.variadic ? '...' : ''}`
         : `  ${(p.flags ?? []).join(', ')}${placeholder(p)}`;
     const def =
-      p.default !== null && p.default !== undefined && p.default !== false
+      // A help that states its default already ("(default "markdown")") is not told it twice.
+      p.default !== null && p.default !== undefined && p.default !== false && !/\bdefault\b/i.test(p.help)
         ? ` (default: ${JSON.stringify(p.default)})`
         : '';
     const repeat = p.kind === 'option' && p.type === 'array' ? ' (repeatable)' : '';

@@ -117,7 +117,7 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
       required:
         required.has(name) ||
         (command.preset === undefined ? false : isRequiredForCommand(tool, command, name)),
-      help: prop.description ?? '',
+      help: command.help?.[name] ?? prop.description ?? '',
       default: prop.default ?? null,
       ...(t.type === 'array' && index === positional.length - 1 ? { variadic: true } : {}),
     });
@@ -145,7 +145,7 @@ export function commandParams(tool: AnyTool, command: CliCommand): Param[] {
       ...t,
       required: required.has(name),
       flags: [`--${command.flags?.[name] ?? kebab(name)}`],
-      help: prop.description ?? '',
+      help: command.help?.[name] ?? prop.description ?? '',
       default: prop.default ?? null,
     });
   }

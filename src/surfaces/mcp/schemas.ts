@@ -4,6 +4,8 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { renderRefs } from '../../core/call/refs.js';
+import { mcpRefRenderer } from './refs.js';
 import type { Config } from '../../core/config.js';
 import { changesLibrary, type AnyTool } from '../../core/tool.js';
 
@@ -62,15 +64,33 @@ function withIdempotencyKey(tool: AnyTool, schema: Tool['inputSchema']): Tool['i
   };
 }
 
+/**
+ * Descriptions in MCP's words: a declaration's prose may hold references (`onlyOn('mcp', …)`,
+ * `toolRef`), which the CLI renders in its own (cli-words.ts).
+ */
+function mcpWords<T>(value: T): T {
+  if (typeof value === 'string')
+    return (value.includes('{{') ? renderRefs(value, mcpRefRenderer) : value) as T;
+  if (Array.isArray(value)) return value.map(mcpWords) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === 'description' || typeof v === 'object' ? mcpWords(v) : v,
+      ]),
+    ) as T;
+  return value;
+}
+
 /** The `tools/list` entry of one declaration. */
 export function describeTool(tool: AnyTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description,
+    description: mcpWords(tool.description),
     // Closed: an unknown argument is refused, so the schema says so too.
     inputSchema: withIdempotencyKey(tool, {
-      ...jsonSchemaOf(tool.input, 'input'),
+      ...mcpWords(jsonSchemaOf(tool.input, 'input')),
       additionalProperties: false,
     }),
     outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'],

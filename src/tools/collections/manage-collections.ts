@@ -323,6 +323,13 @@ const commands: CliCommand[] = COLLECTION_ACTIONS.flatMap((action): CliCommand[]
       preset: { action },
       args: spec.cli.args,
       ...(spec.allowed.includes('parent_collection') ? { flags: { parent_collection: 'parent' } } : {}),
+      // The seed's descriptions name the actions; this command is one of them.
+      help: Object.fromEntries(
+        TARGETED.flatMap((field) => {
+          const what = WANTED[field]?.[action];
+          return what ? [[field, `${what[0]!.toUpperCase()}${what.slice(1)}.`]] : [];
+        }),
+      ),
       omit: [
         ...LIST_FIELDS,
         ...(spec.bulk ? [] : ['confirm']),

@@ -4,6 +4,7 @@
  * the library; it may write the table to a file, hence tier `write` with `WRITES FILES`.
  */
 import * as z from 'zod';
+import { onlyOn } from '../../core/call/refs.js';
 import { defineTool, type Deps } from '../../core/tool.js';
 import {
   COVERAGE_VALUES,
@@ -137,7 +138,8 @@ export default defineTool({
     'A spreadsheet opening the file does not consume that apostrophe: LibreOffice Calc, like most CSV imports, shows it as the first character of the cell, so such a cell reads as the retrieved passage after one leading apostrophe; every such cell is named in warnings, and a plain number like a page locator of -5 is left alone.',
     'A default import may also turn number-like text (0012, 2020-01-02) into numbers or dates and misread non-ASCII text: importing the CSV as UTF-8 with every column typed as Text keeps each cell as written.',
     'Markdown output carries no such marker.',
-    'Use the zotero-evidence-table prompt to gather the rows first.',
+    // Prompts are an MCP feature: the CLI's help leaves the seed's pointer to one out.
+    onlyOn('mcp', 'Use the zotero-evidence-table prompt to gather the rows first.'),
     'Each row records one study against one question: the finding, the verbatim quotation that supports it, the page locator, whether that locator is exact or approximate, how well the source was covered (a passage was retrieved, only the abstract was available, or nothing was), and the support status.',
     'Returns the rendered table as text; pass save_path to also write it to a file.',
   ].join(' '),

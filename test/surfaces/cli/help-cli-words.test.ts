@@ -80,6 +80,22 @@ describe('--help at a terminal', () => {
   });
 });
 
+describe('words of one command', () => {
+  it('a command that is one action names its own inputs in its own words', async () => {
+    const text = await helpOf(['collection', 'add'], 100);
+    expect(text).toContain('COLLECTION_KEY  The key of the collection to add the items to.');
+    expect(text).not.toContain('all actions except');
+  });
+
+  it('a surface’s own words stay on it: no prompt (an MCP feature) in CLI help, one default', async () => {
+    const text = await helpOf(['evidence-table'], 100);
+    expect(text).not.toContain('zotero-evidence-table prompt');
+    expect(text).not.toContain('{{');
+    expect(text.replace(/\s+/g, ' ')).toContain('Rendering to produce (default "markdown").');
+    expect(text).not.toContain('(default: "markdown")');
+  });
+});
+
 describe('zot schema', () => {
   it('gives every help text in the CLI’s words (the same tree the manifest holds)', async () => {
     const stdout = new PassThrough();

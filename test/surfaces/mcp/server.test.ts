@@ -1,5 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { renderRefs } from '../../../src/core/call/refs.js';
+import { mcpRefRenderer } from '../../../src/surfaces/mcp/refs.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../../src/core/tool.js';
 import { tools } from '../../../src/tools/index.js';
@@ -77,7 +79,8 @@ describe('tools/list', () => {
     for (const tool of listed) {
       const declared = all.find((t) => t.name === tool.name)!;
       expect(tool.title).toBe(declared.title);
-      expect(tool.description).toBe(declared.description);
+      // The declared prose with its references in MCP's words (`onlyOn('mcp', …)` kept, the CLI's dropped).
+      expect(tool.description).toBe(renderRefs(declared.description, mcpRefRenderer));
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.inputSchema.additionalProperties).toBe(false);
       expect(tool.inputSchema).not.toHaveProperty('$schema');

@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv } from './harness.js';
+import { tools as declared } from '../../../src/tools/index.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = fileURLToPath(new URL('../../../dist/bin/zoteus.js', import.meta.url));
@@ -88,7 +89,12 @@ describe.skipIf(!built)('zoteus over stdio (built)', () => {
       expect(tools.length).toBeGreaterThan(0);
       // Reads, and the tools that write local files only (readOnlyHint false, library untouched).
       const writers = tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name);
-      expect(writers.sort()).toEqual(['zotero_evidence_table', 'zotero_index']);
+      expect(writers.sort()).toEqual(
+        declared
+          .filter((t) => t.writesFilesOnly === true)
+          .map((t) => t.name)
+          .sort(),
+      );
       for (const tool of tools) expect(tool.annotations?.destructiveHint).not.toBe(true);
       expect(tools.map((t) => t.name)).toContain('zotero_whoami');
     } finally {

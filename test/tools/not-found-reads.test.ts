@@ -8,7 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isMutating, type AnyTool } from '../../src/core/tool.js';
+import { changesLibrary, type AnyTool } from '../../src/core/tool.js';
 import { tools } from '../../src/tools/index.js';
 import { runZot } from '../support/cli.js';
 import { connect } from '../surfaces/mcp/harness.js';
@@ -43,7 +43,8 @@ const isArrayField = (tool: AnyTool, field: string) =>
 
 /** Read tools and the key inputs they look items up by. */
 const lookups = tools
-  .filter((t) => t.tier === 'read')
+  // Reads, and tools that only write local files (an export looks its items up as a read does).
+  .filter((t) => !changesLibrary(t, t.tier))
   .flatMap((t) =>
     fieldsOf(t)
       .filter((f) => LOOKUP_FIELDS.includes(f))
@@ -154,7 +155,7 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
 };
 
 const writes = tools
-  .filter((t) => isMutating(t.tier))
+  .filter((t) => changesLibrary(t, t.tier))
   .flatMap((t) =>
     fieldsOf(t)
       .filter((f) => KEY_FIELD.test(f) && f !== 'idempotency_key')

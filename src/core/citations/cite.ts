@@ -6,10 +6,10 @@
  * one entry of `failed`, never left out without a word.
  */
 import { ZoteusError } from '../errors.js';
-import { failedEntry } from '../zotero/errors.js';
 import type { FailedEntry } from '../zotero/types.js';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, openReader, type Answered } from '../items/read/common.js';
+import { keyedEntries, nothingUsable } from '../items/read/entries.js';
 import { ZOTERO_KEY_RE } from '../items/common.js';
 import { localSchema } from '../items/schema.js';
 import type { LibraryArgs } from '../library/address.js';
@@ -96,37 +96,17 @@ interface Source {
  * The items `keys` name, in their order, from those `found`: each key that names no item, or a
  * note or attachment, one failed entry (at the key's index); a repeated key formatted once.
  */
+/** Entries of a bibliography by key (items/read/entries.ts): notes and attachments are no works to cite. */
 export function byKeyEntries<T extends WebApiItem>(
   keys: readonly string[],
   found: readonly T[],
+  library: string,
 ): { items: T[]; failed: FailedEntry[] } {
-  const byKey = new Map(found.map((i) => [i.key, i]));
-  const items: T[] = [];
-  const failed: FailedEntry[] = [];
-  const seen = new Set<string>();
-  keys.forEach((key, index) => {
-    const item = byKey.get(key);
-    if (!item) {
-      const form = ZOTERO_KEY_RE.test(key) ? '' : ' (not of Zotero’s key form)';
-      failed.push(failedEntry(index, key, 404, `No item ${key} in this library${form}.`, 'not_found'));
-    } else if (NOT_CITABLE.has(String(item.data.itemType))) {
-      const parent =
-        typeof item.data.parentItem === 'string' ? ` (its parent is ${item.data.parentItem})` : '';
-      failed.push(
-        failedEntry(
-          index,
-          key,
-          400,
-          `${key} is a ${String(item.data.itemType)}, not a work to cite${parent}.`,
-          'validation_error',
-        ),
-      );
-    } else if (!seen.has(key)) {
-      seen.add(key);
-      items.push(item);
-    }
+  return keyedEntries(keys, found, library, (item) => {
+    if (!NOT_CITABLE.has(String(item.data.itemType))) return undefined;
+    const parent = typeof item.data.parentItem === 'string' ? ` (its parent is ${item.data.parentItem})` : '';
+    return `${item.key} is a ${String(item.data.itemType)}, not a work to cite${parent}.`;
   });
-  return { items, failed };
 }
 
 /** The items to format: by key (each missing one a failed entry), or a page of a listing. */
@@ -134,6 +114,7 @@ async function itemsOf(
   input: CiteInput,
   reader: Awaited<ReturnType<typeof openReader>>['reader'],
   keys: readonly string[],
+  library: string,
 ): Promise<Source> {
   if (keys.length > 0) {
     const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
@@ -141,7 +122,7 @@ async function itemsOf(
       wellFormed.length === 0
         ? []
         : (await reader.items({ keys: wellFormed, limit: wellFormed.length, includeTrashed: true })).items;
-    const { items, failed } = byKeyEntries(keys, found);
+    const { items, failed } = byKeyEntries(keys, found, library);
     return { items, listed: items, failed };
   }
   const start = input.start ?? 0;
@@ -235,18 +216,9 @@ export async function formatBibliography(deps: Deps, input: CiteInput): Promise<
   // The style and locale first: a wrong one is refused before the library is read.
   const engine = await openEngine(deps, { style: input.style, locale: input.locale, format: input.format });
   const { reader, route } = await openReader(deps, input);
-  const source = await itemsOf(input, reader, byKey);
-  if (source.items.length === 0 && source.failed.length > 0) {
-    throw new ZoteusError(
-      'not_found',
-      `None of the items could be formatted: ${source.failed.map((f) => f.message).join(' ')}`,
-      {
-        field: 'item_keys',
-        failed: source.failed,
-        hint: 'Find item keys with a search of the library.',
-      },
-    );
-  }
+  const source = await itemsOf(input, reader, byKey, route.library);
+  if (source.items.length === 0 && source.failed.length > 0)
+    throw await nothingUsable(deps, source.failed, route.library);
   const schema = localSchema(deps.config);
   // The item key as the CSL id: entries and citations say which item they are.
   const csl: CslItem[] = source.items.map((item) => toCslJson(item, schema, { id: item.key }));

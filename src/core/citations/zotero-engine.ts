@@ -19,6 +19,7 @@ import { ZOTERO_KEY_RE } from '../items/common.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import { zoteroApiOf, type ZoteroApi } from '../library/readers/web.js';
+import { nothingUsable } from '../items/read/entries.js';
 import { ENABLE_LOCAL_API_HINT } from '../local/local-api.js';
 import type { Deps } from '../tool.js';
 import { BATCH_SIZE, chunk, PAGE_LIMIT, type Query, type ZoteroResponse } from '../zotero/index.js';
@@ -166,6 +167,7 @@ async function renderedItems(
   input: CiteInput,
   keys: readonly string[],
   output: Query,
+  library: string,
 ): Promise<Source> {
   if (keys.length > 0) {
     const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
@@ -175,7 +177,7 @@ async function renderedItems(
       ),
     );
     const found = responses.flatMap((r) => renderedList(r, 'the items by key'));
-    const { items, failed } = byKeyEntries(keys, found);
+    const { items, failed } = byKeyEntries(keys, found, library);
     return { items, listed: items, failed };
   }
   const start = input.start ?? 0;
@@ -273,17 +275,12 @@ export async function formatWithZotero(
   const output: Query = { include: `data,${include}`, style: styleParam, locale };
   let source: Source;
   try {
-    source = await renderedItems(api, input, byKey, output);
+    source = await renderedItems(api, input, byKey, output, route.library);
   } catch (error) {
     throw zoteroRefusal(error, { style: styleParam, locale });
   }
-  if (source.items.length === 0 && source.failed.length > 0) {
-    throw new ZoteusError(
-      'not_found',
-      `None of the items could be formatted: ${source.failed.map((f) => f.message).join(' ')}`,
-      { field: 'item_keys', failed: source.failed, hint: 'Find item keys with a search of the library.' },
-    );
-  }
+  if (source.items.length === 0 && source.failed.length > 0)
+    throw await nothingUsable(deps, source.failed, route.library);
   // An item Zotero formatted to nothing is said, never left out quietly.
   const failed = [...source.failed];
   const formatted: Array<{ item: Rendered; html: string }> = [];

@@ -6,10 +6,10 @@
  * library-keys.ts; a key that names no item is one entry of `failed`.
  */
 import { ZoteusError } from '../errors.js';
-import { failedEntry } from '../zotero/errors.js';
 import type { FailedEntry } from '../zotero/types.js';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, openReader, type Answered } from '../items/read/common.js';
+import { keyedEntries, nothingUsable } from '../items/read/entries.js';
 import { ZOTERO_KEY_RE } from '../items/common.js';
 import { localSchema, type ItemSchema } from '../items/schema.js';
 import type { LibraryArgs } from '../library/address.js';
@@ -123,37 +123,18 @@ const usesKeys = (format: ExportFormat) =>
 export async function itemsByKey(
   reader: LibraryReader,
   keys: readonly string[],
+  library: string,
 ): Promise<{ items: WebApiItem[]; failed: FailedEntry[] }> {
   const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
   const found =
     wellFormed.length === 0
       ? []
       : (await reader.items({ keys: wellFormed, limit: wellFormed.length, includeTrashed: true })).items;
-  const byKey = new Map(found.map((i) => [i.key, i]));
-  const items: WebApiItem[] = [];
-  const failed: FailedEntry[] = [];
-  const seen = new Set<string>();
-  keys.forEach((key, index) => {
-    const item = byKey.get(key);
-    if (!item) {
-      const form = ZOTERO_KEY_RE.test(key) ? '' : ' (not of Zotero’s key form)';
-      failed.push(failedEntry(index, key, 404, `No item ${key} in this library${form}.`, 'not_found'));
-    } else if (!isExportable(item)) {
-      failed.push(
-        failedEntry(
-          index,
-          key,
-          400,
-          `${key} is a ${String(item.data.itemType)}, which has no entry of its own.`,
-          'validation_error',
-        ),
-      );
-    } else if (!seen.has(key)) {
-      seen.add(key);
-      items.push(item);
-    }
-  });
-  return { items, failed };
+  return keyedEntries(keys, found, library, (item) =>
+    isExportable(item)
+      ? undefined
+      : `${item.key} is a ${String(item.data.itemType)}, which has no entry of its own.`,
+  );
 }
 
 function checkInput(input: ExportInput): void {
@@ -235,15 +216,10 @@ export async function exportItems(deps: Deps, input: ExportInput, save?: SaveTex
     items = page.items.filter(isExportable);
     totalResults = page.totalResults;
   } else {
-    ({ items, failed } = await itemsByKey(reader, input.item_keys ?? []));
+    ({ items, failed } = await itemsByKey(reader, input.item_keys ?? [], route.library));
     listed = items;
   }
-  if (items.length === 0 && failed.length > 0) {
-    throw new ZoteusError('not_found', `Nothing to export: ${failed.map((f) => f.message).join(' ')}`, {
-      field: 'item_keys',
-      failed,
-    });
-  }
+  if (items.length === 0 && failed.length > 0) throw await nothingUsable(deps, failed, route.library);
   const keys = usesKeys(format) ? await libraryKeys(deps, input, reader, items) : undefined;
   const writer = writerFor(format, input.charset, schema, keys ?? emptyKeys());
   // Bounded: entries up to the rows budget; the rest is the next page.
@@ -321,13 +297,8 @@ async function saveExport(
   let failed: FailedEntry[] = [];
   let byKey: WebApiItem[] | undefined;
   if (!listing) {
-    ({ items: byKey, failed } = await itemsByKey(reader, input.item_keys ?? []));
-    if (byKey.length === 0) {
-      throw new ZoteusError('not_found', `Nothing to export: ${failed.map((f) => f.message).join(' ')}`, {
-        field: 'item_keys',
-        failed,
-      });
-    }
+    ({ items: byKey, failed } = await itemsByKey(reader, input.item_keys ?? [], route.library));
+    if (byKey.length === 0) throw await nothingUsable(deps, failed, route.library);
   }
   // Keys over the library (or the items given): known before the first entry is written.
   const keys = usesKeys(format) ? await libraryKeys(deps, input, reader, byKey ?? []) : undefined;

@@ -15,6 +15,7 @@
  * request whose text would overrun it is asked again for fewer items (in proportion), so the
  * answer ends on an item boundary without parsing Zotero's text. Saved, it streams page by page.
  */
+import { nothingUsable } from '../items/read/entries.js';
 import { ZoteusError } from '../errors.js';
 import { paramRef } from '../call/refs.js';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
@@ -120,14 +121,9 @@ export async function exportWithZotero(
   const start = input.start ?? 0;
   const limit = Math.min(input.limit ?? EXPORT_DEFAULT_LIMIT, EXPORT_MAX_LIMIT);
   if (!listing) {
-    const found = await itemsByKey(reader, input.item_keys ?? []);
+    const found = await itemsByKey(reader, input.item_keys ?? [], route.library);
     failed = found.failed;
-    if (found.items.length === 0) {
-      throw new ZoteusError('not_found', `Nothing to export: ${failed.map((f) => f.message).join(' ')}`, {
-        field: 'item_keys',
-        failed,
-      });
-    }
+    if (found.items.length === 0) throw await nothingUsable(deps, failed, route.library);
     units = chunk(
       found.items.map((i) => i.key),
       BATCH_SIZE,

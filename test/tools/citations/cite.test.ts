@@ -180,7 +180,7 @@ describe('bad input', () => {
         index: 1,
         key: 'ZZZZ2345',
         code: 404,
-        message: 'No item ZZZZ2345 in this library.',
+        message: 'No item "ZZZZ2345" in users/8675309.',
         reason: 'not_found',
         retryable: false,
       },
@@ -188,7 +188,8 @@ describe('bad input', () => {
         index: 2,
         key: 'NOPE',
         code: 404,
-        message: 'No item NOPE in this library (not of Zotero’s key form).',
+        message:
+          'No item "NOPE" in users/8675309: "NOPE" is not a Zotero key (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ).',
         reason: 'not_found',
         retryable: false,
       },

@@ -139,7 +139,7 @@ describe('through the Web API', () => {
         index: 1,
         key: 'ZZZZ2345',
         code: 404,
-        message: 'No item ZZZZ2345 in this library.',
+        message: 'No item "ZZZZ2345" in users/1.',
         reason: 'not_found',
         retryable: false,
       },

@@ -19,25 +19,23 @@ let web: World;
 beforeAll(async () => {
   sample = await startSample();
   web = await startWorld();
-  web.server
-    .library('users/1')
-    .addItems([
-      {
-        key: 'WEBART22',
-        itemType: 'journalArticle',
-        title: 'Web article',
-        date: '2021',
-        creators: [{ creatorType: 'author', firstName: 'Ada', lastName: 'Lovelace' }],
-      },
-      {
-        key: 'WEBBK222',
-        itemType: 'book',
-        title: 'The Web book',
-        date: '2022',
-        extra: 'Citation Key: webbook',
-      },
-      ...Array.from({ length: 120 }, (_, i) => ({ itemType: 'book', title: `Filler ${i}`, date: '2000' })),
-    ]);
+  web.server.library('users/1').addItems([
+    {
+      key: 'WEBART22',
+      itemType: 'journalArticle',
+      title: 'Web article',
+      date: '2021',
+      creators: [{ creatorType: 'author', firstName: 'Ada', lastName: 'Lovelace' }],
+    },
+    {
+      key: 'WEBBK222',
+      itemType: 'book',
+      title: 'The Web book',
+      date: '2022',
+      extra: 'Citation Key: webbook',
+    },
+    ...Array.from({ length: 120 }, (_, i) => ({ itemType: 'book', title: `Filler ${i}`, date: '2000' })),
+  ]);
 });
 afterAll(async () => {
   await sample?.close();
@@ -144,7 +142,7 @@ describe('zot export on the desktop’s library', () => {
         index: 1,
         key: 'ZZZZ2345',
         code: 404,
-        message: 'No item ZZZZ2345 in this library.',
+        message: 'No item "ZZZZ2345" in users/8675309.',
         reason: 'not_found',
         retryable: false,
       },

@@ -57,7 +57,7 @@ export class ItemsNotFound extends ZoteusError {
   }
 }
 
-function missingMessage(keys: readonly string[], library: string | undefined): string {
+export function missingMessage(keys: readonly string[], library: string | undefined): string {
   const where = library ? ` in ${library}` : '';
   const bad = keys.filter((k) => !ZOTERO_KEY_RE.test(k));
   const form =
@@ -119,7 +119,7 @@ export async function lookUpKeys<T>(
 }
 
 /** The not_found of `error`, saying which other libraries on this computer hold its keys. */
-async function withKeysElsewhere(deps: Deps, error: ItemsNotFound): Promise<ZoteusError> {
+export async function withKeysElsewhere(deps: Deps, error: ItemsNotFound): Promise<ZoteusError> {
   const { keysElsewhere } = await import('../../library/elsewhere.js');
   const keys = error.keys.filter((k) => ZOTERO_KEY_RE.test(k));
   let held: Awaited<ReturnType<typeof keysElsewhere>>;

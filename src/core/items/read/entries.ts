@@ -1,0 +1,62 @@
+/**
+ * Batches that answer per key (a bibliography, an export): each key that names no item, or an
+ * item that cannot take part (a note in a bibliography), is one entry of `failed` in the words
+ * of every read's not_found; a batch where every key failed is the not_found of a read, saying
+ * which other library of this computer holds the keys when one does.
+ */
+import type { WebApiItem } from '../../library/port.js';
+import type { Deps } from '../../tool.js';
+import { failedEntry } from '../../zotero/errors.js';
+import type { FailedEntry } from '../../zotero/types.js';
+import { ItemsNotFound, missingMessage, withKeysElsewhere } from './common.js';
+import { ZoteusError } from '../../errors.js';
+
+/**
+ * The items of `keys` among `found`, in the order given (a repeated key once), and a failed
+ * entry per key that named nothing in `library` or whose item `unusable` refuses (its reason).
+ */
+export function keyedEntries<T extends WebApiItem>(
+  keys: readonly string[],
+  found: readonly T[],
+  library: string,
+  unusable: (item: T) => string | undefined,
+): { items: T[]; failed: FailedEntry[] } {
+  const byKey = new Map(found.map((i) => [i.key, i]));
+  const items: T[] = [];
+  const failed: FailedEntry[] = [];
+  const seen = new Set<string>();
+  keys.forEach((key, index) => {
+    const item = byKey.get(key);
+    const refused = item ? unusable(item) : undefined;
+    if (!item) failed.push(failedEntry(index, key, 404, missingMessage([key], library), 'not_found'));
+    else if (refused !== undefined) failed.push(failedEntry(index, key, 400, refused, 'validation_error'));
+    else if (!seen.has(key)) {
+      seen.add(key);
+      items.push(item);
+    }
+  });
+  return { items, failed };
+}
+
+/**
+ * The error of a batch where no key could be used: not_found as a read's (other libraries of
+ * this computer named) when every key named nothing, else a validation_error with the entries.
+ */
+export async function nothingUsable(
+  deps: Deps,
+  failed: readonly FailedEntry[],
+  library: string,
+  field = 'item_keys',
+): Promise<ZoteusError> {
+  const missing = failed.filter((f) => f.code === 404).map((f) => f.key as string);
+  if (missing.length === failed.length)
+    return withKeysElsewhere(deps, new ItemsNotFound(missing, library, field));
+  return new ZoteusError(
+    'validation_error',
+    `No item could be used: ${failed.map((f) => f.message).join(' ')}`,
+    {
+      field,
+      failed: [...failed],
+    },
+  );
+}

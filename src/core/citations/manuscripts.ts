@@ -50,11 +50,24 @@ class Collected {
   }
 }
 
-const lineAt = (text: string, index: number): number => {
-  let line = 1;
-  for (let i = 0; i < index; i += 1) if (text.charCodeAt(i) === 10) line += 1;
-  return line;
-};
+/**
+ * The 1-based line of an offset, by binary search over the line starts (counted once per
+ * text): a `.bib` of tens of thousands of entries stays linear, not quadratic.
+ */
+function lineFinder(text: string): (index: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (index) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
 
 /** The text without LaTeX comments (a `%` not escaped as `\%`), keeping line breaks. */
 function withoutTexComments(text: string): string {
@@ -73,10 +86,11 @@ const ARGUMENT = /^\s*(?:\[([^\]]*)\]|\(([^)]*)\)|\{([^{}]*)\})/;
 
 function texKeys(text: string, out: Collected): void {
   const source = withoutTexComments(text);
+  const lineAt = lineFinder(source);
   for (const m of source.matchAll(TEX_COMMAND)) {
     const name = m[1] as string;
     const multi = /cites$/i.test(name);
-    const line = lineAt(source, m.index);
+    const line = lineAt(m.index);
     let rest = source.slice(m.index + m[0].length);
     for (;;) {
       const arg = ARGUMENT.exec(rest);
@@ -92,12 +106,13 @@ function texKeys(text: string, out: Collected): void {
 
 /** `\citation{a,b}` (LaTeX) and `\abx@aux@cite{0}{a}` / `\abx@aux@cite{a}` (biblatex). */
 function auxKeys(text: string, out: Collected): void {
+  const lineAt = lineFinder(text);
   for (const m of text.matchAll(/\\citation\{([^{}]*)\}/g)) {
-    const line = lineAt(text, m.index);
+    const line = lineAt(m.index);
     for (const key of (m[1] as string).split(',')) out.add(key, line);
   }
   for (const m of text.matchAll(/\\abx@aux@cite\{(?:[^{}]*\}\{)?([^{}]*)\}/g))
-    out.add(m[1] as string, lineAt(text, m.index));
+    out.add(m[1] as string, lineAt(m.index));
 }
 
 /**
@@ -110,20 +125,22 @@ function markdownKeys(text: string, out: Collected): void {
   const blanked = text
     .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, (block) => block.replace(/[^\n]/g, ' '))
     .replace(/`[^`\n]*`/g, (span) => ' '.repeat(span.length));
+  const lineAt = lineFinder(blanked);
   for (const m of blanked.matchAll(
     /(?<![\w@.])-?@(?:\{([^{}]+)\}|([\p{L}\p{N}_][\p{L}\p{N}_:.#$%&\-+?<>~/]*))/gu,
   )) {
     const key = m[1] ?? (m[2] as string).replace(/[:.#$%&\-+?<>~/]+$/u, '');
-    out.add(key, lineAt(blanked, m.index));
+    out.add(key, lineAt(m.index));
   }
 }
 
 /** Entry keys of a `.bib` file (`@article{key,`), not `@string`, `@preamble` or `@comment`. */
 function bibKeys(text: string, out: Collected): void {
+  const lineAt = lineFinder(text);
   for (const m of text.matchAll(/^[ \t]*@([a-zA-Z]+)\s*[{(]\s*([^,\s{}()]+)\s*,/gm)) {
     const type = (m[1] as string).toLowerCase();
     if (type === 'string' || type === 'preamble' || type === 'comment') continue;
-    out.add(m[2] as string, lineAt(text, m.index));
+    out.add(m[2] as string, lineAt(m.index));
   }
 }
 

@@ -145,7 +145,8 @@ export default defineTool({
     const by = out.engine === 'zotero' ? ' by Zotero' : '';
     return `Exported ${n}${total} as ${out.format}${by}${where}${failed}.${continuation(out)}`;
   },
-  text: (out) => (out.text !== undefined ? out.text : `Saved to ${out.saved?.path ?? '?'}.\n`),
+  // A file's bytes are printed as they are: a .bib or .ris re-wrapped to the terminal would break.
+  text: (out) => (out.text !== undefined ? { document: out.text } : `Saved to ${out.saved?.path ?? '?'}.\n`),
   plan(input) {
     return {
       format: input.format ?? 'bibtex',

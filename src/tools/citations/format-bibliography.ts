@@ -164,7 +164,8 @@ export default defineTool({
     const by = out.engine === 'zotero' ? ', formatted by Zotero' : '';
     return `${what} in ${out.style.title} (${out.locale}, ${out.format}${by})${failed}.${page}`;
   },
-  text: (out) => `${out.text}\n`,
+  // Printed as it is, one entry per line: copied from the terminal, it pastes whole.
+  text: (out) => ({ document: `${out.text}\n` }),
   async run(input, deps) {
     const { formatBibliography } = await import('../../core/citations/cite.js');
     return formatBibliography(deps, input);

@@ -201,3 +201,13 @@ describe('zot export through the Web API', () => {
     expect(d.totalResults).toBe(122);
   });
 });
+
+describe('at a terminal', () => {
+  it('the export is printed as it is, never re-wrapped to the width', async () => {
+    const r = await zotAt(['export', I.attentionPaper], { env: sample.env(), stdoutTTY: true, columns: 60 });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      '\tauthor = {Vaswani, Ashish and Shazeer, Noam and Parmar, Niki and Uszkoreit, Jakob and Jones, Llion and Gomez, Aidan N. and Kaiser, {\\L}ukasz and Polosukhin, Illia},\n',
+    );
+  });
+});

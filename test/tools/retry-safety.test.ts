@@ -6,7 +6,7 @@
  * exactly one copy of the change. A mutating tool without a case here fails the sweep.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../src/core/tool.js';
@@ -229,6 +229,33 @@ const CASES: Record<string, Case> = {
       expect(readdirSync(world.box.dir).filter((f) => f.startsWith('sweep-table'))).toEqual([
         'sweep-table.md',
       ]);
+    },
+  },
+  zotero_export: {
+    // Reads the library, writes only a local file: the retry answers once, one file.
+    seed: (world) => ({
+      item_keys: lib(world).addItems([{ title: 'Exported', extra: 'Citation Key: swept2026' }]),
+      save_path: join(world.box.dir, 'sweep-export.bib'),
+    }),
+    drop: { method: 'NONE' },
+    check(world) {
+      expect(readdirSync(world.box.dir).filter((f) => f.startsWith('sweep-export'))).toEqual([
+        'sweep-export.bib',
+      ]);
+      expect(readFileSync(join(world.box.dir, 'sweep-export.bib'), 'utf8')).toContain('{swept2026,');
+    },
+  },
+  zotero_check_citations: {
+    seed: (world) => {
+      lib(world).addItems([{ title: 'Cited', extra: 'Citation Key: cited2026' }]);
+      return { text: '\\cite{cited2026}', kind: 'tex', write_bib: join(world.box.dir, 'sweep-cited.bib') };
+    },
+    drop: { method: 'NONE' },
+    check(world) {
+      expect(readdirSync(world.box.dir).filter((f) => f.startsWith('sweep-cited'))).toEqual([
+        'sweep-cited.bib',
+      ]);
+      expect(readFileSync(join(world.box.dir, 'sweep-cited.bib'), 'utf8')).toContain('{cited2026,');
     },
   },
   'zotero_index:build': {

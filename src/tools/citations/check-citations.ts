@@ -75,7 +75,7 @@ export default defineTool({
   openWorld: true,
   // The same manuscripts and library give the same answer and bytes; a repeated write is refused or overwrites.
   idempotent: true,
-  since: '0.3.0',
+  since: '0.2.0',
   cli: [
     {
       path: ['bibcheck'],

@@ -54,7 +54,7 @@ export default defineTool({
   ].join(' '),
   tier: 'read',
   openWorld: true,
-  since: '0.3.0',
+  since: '0.2.0',
   cli: [
     {
       path: ['cite'],

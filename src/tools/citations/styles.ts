@@ -42,7 +42,7 @@ export default defineTool({
   ].join(' '),
   tier: 'read',
   openWorld: false,
-  since: '0.3.0',
+  since: '0.2.0',
   cli: [{ path: ['styles'], summary: 'List the citation styles available offline (--q TEXT finds one).' }],
   input: z
     .object({

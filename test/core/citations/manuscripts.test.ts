@@ -115,7 +115,9 @@ describe('kinds', () => {
 
 describe('size', () => {
   it('a .bib of 50,000 entries is read in linear time (each key with its line)', () => {
-    const bib = Array.from({ length: 50_000 }, (_, i) => `@article{key${i},\n  title = {T${i}},\n}\n`).join('');
+    const bib = Array.from({ length: 50_000 }, (_, i) => `@article{key${i},\n  title = {T${i}},\n}\n`).join(
+      '',
+    );
     const keys = citedKeys(bib, 'bib');
     expect(keys).toHaveLength(50_000);
     expect(keys[49_999]).toEqual({ key: 'key49999', line: 149_998, count: 1 });

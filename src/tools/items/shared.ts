@@ -18,21 +18,25 @@ const tag = z.looseObject({
   type: z.number().optional().describe('1 for an automatic tag; absent for a manual one.'),
 });
 
+/** The library an item is in, as the Web API names it. */
+const libraryField = z
+  .looseObject({ type: z.enum(['user', 'group']), id: z.number(), name: z.string().optional() })
+  .optional();
+
+/** The Web API's `meta` of an item (what a listing and a read both carry). */
+const META_FIELDS = {
+  creatorSummary: z.string().optional().describe('"Church and White", "Vaswani et al."'),
+  parsedDate: z.string().optional().describe('The date as YYYY, YYYY-MM or YYYY-MM-DD.'),
+  numChildren: z.number().optional().describe('Child notes and attachments not in the trash.'),
+};
+
 /** An item as the Zotero Web API v3 serves it (`GET /users/{id}/items/{key}`), whatever the backend. */
 export const webApiItem = z
   .looseObject({
     key: z.string().describe('8-character item key.'),
     version: z.number().describe('The item’s version (changes on every edit).'),
-    library: z
-      .looseObject({ type: z.enum(['user', 'group']), id: z.number(), name: z.string().optional() })
-      .optional(),
-    meta: z
-      .looseObject({
-        creatorSummary: z.string().optional().describe('"Church and White", "Vaswani et al."'),
-        parsedDate: z.string().optional().describe('The date as YYYY, YYYY-MM or YYYY-MM-DD.'),
-        numChildren: z.number().optional().describe('Child notes and attachments not in the trash.'),
-      })
-      .optional(),
+    library: libraryField,
+    meta: z.looseObject(META_FIELDS).optional(),
     data: z
       .looseObject({
         key: z.string(),
@@ -63,14 +67,10 @@ export const listedItem = z
   .looseObject({
     key: z.string().describe('8-character item key (always present).'),
     version: z.number().optional().describe('The item’s version (changes on every edit).'),
-    library: z
-      .looseObject({ type: z.enum(['user', 'group']), id: z.number(), name: z.string().optional() })
-      .optional(),
+    library: libraryField,
     meta: z
       .looseObject({
-        creatorSummary: z.string().optional().describe('"Church and White", "Vaswani et al."'),
-        parsedDate: z.string().optional().describe('The date as YYYY, YYYY-MM or YYYY-MM-DD.'),
-        numChildren: z.number().optional().describe('Child notes and attachments not in the trash.'),
+        ...META_FIELDS,
         year: z.string().optional().describe('The year of the date, four digits (when fields names year).'),
       })
       .optional(),

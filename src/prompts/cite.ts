@@ -83,6 +83,7 @@ interface Available {
   format: boolean;
   styles: boolean;
   export: boolean;
+  check: boolean;
 }
 
 function available(context: PromptContext): Available {
@@ -92,6 +93,7 @@ function available(context: PromptContext): Available {
     format: hasTool(context, 'zotero_format_bibliography'),
     styles: hasTool(context, 'zotero_styles'),
     export: hasTool(context, 'zotero_export'),
+    check: hasTool(context, 'zotero_check_citations'),
   };
 }
 
@@ -178,6 +180,9 @@ export default definePrompt({
       PICK_STEP,
       formatStep(a, input.mode, input.style),
       exportStep(a, input.export_format),
+      a.check
+        ? 'When the user’s request is a manuscript (.tex, .aux, Markdown or .bib) whose citations are to be checked against the library, call zotero_check_citations with its files instead: it says which keys are found, missing or ambiguous.'
+        : undefined,
     ].filter((s): s is string => s !== undefined);
     const text = [
       'Cite these works from the Zotero library:',

@@ -226,6 +226,7 @@ const CITE_TOOLS = [
   'zotero_format_bibliography',
   'zotero_styles',
   'zotero_export',
+  'zotero_check_citations',
 ];
 
 async function citeText(client: Client, args: Record<string, string>): Promise<string> {
@@ -334,6 +335,9 @@ describe('zotero-cite', () => {
           if (args.export_format && !names.includes('zotero_export'))
             expect(text).toContain('this server has no export tool, so no csljson file can be made here');
           if (!args.export_format && !names.includes('zotero_export')) expect(text).not.toContain('4. File');
+          expect(text.includes('call zotero_check_citations with its files')).toBe(
+            names.includes('zotero_check_citations'),
+          );
         }
       }
     }

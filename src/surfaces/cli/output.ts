@@ -9,7 +9,7 @@ import type { TextDocument } from '../../core/tool.js';
 import { redactedJson, redactValue, type Redactor } from '../../core/redact.js';
 import { isDryRunPlan, planView } from './envelope.js';
 import type { CliIO, Format } from './io.js';
-import { ansiStyle, fitLine, plainStyle, renderObject, renderRows } from './table.js';
+import { ansiStyle, fitLine, plainStyle, renderObject, renderRows, wrapLine } from './table.js';
 
 export interface Writer {
   format: Format;
@@ -156,11 +156,13 @@ export function createWriter(
         err('Cancelled.');
         return '';
       }
-      err(`${paint ? red('Error:') : 'Error:'} ${redact(error.message)}`);
-      if (error.hint) {
-        const hint = `Hint: ${redact(error.hint)}`;
-        err(paint ? dim(hint) : hint);
-      }
+      // Wrapped to the terminal under their label, painted after wrapping (colour takes no room).
+      const lines = (label: string, text: string) =>
+        width === undefined ? [`${label} ${text}`] : wrapLine(`${label} ${text}`, width, label.length + 1);
+      const [first = '', ...rest] = lines('Error:', redact(error.message));
+      err(paint ? `${red('Error:')}${first.slice('Error:'.length)}` : first);
+      for (const line of rest) err(line);
+      if (error.hint) for (const line of lines('Hint:', redact(error.hint))) err(paint ? dim(line) : line);
       return '';
     },
     stderr(line) {

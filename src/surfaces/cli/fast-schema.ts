@@ -4,11 +4,12 @@
  * not handle (other flags, a missing manifest) returns undefined and the full CLI answers.
  */
 import { loadConfig } from '../../core/config.js';
-import { ZoteusError, toZoteusError } from '../../core/errors.js';
+import { toZoteusError } from '../../core/errors.js';
 import { createRedactor, envSecrets } from '../../core/redact.js';
 import { errorEnvelope, meta, newRequestId, successEnvelope } from './envelope.js';
 import { chooseFormat, terminalWidth, useColour, type CliIO } from './io.js';
 import { readManifest, type ManifestNode } from './manifest.js';
+import { noCommand } from './no-command.js';
 import { createWriter } from './output.js';
 
 function find(root: ManifestNode, words: readonly string[]): ManifestNode | undefined {
@@ -43,9 +44,13 @@ export function fastSchema(
     loadConfig(env); // the same startup checks as every other command
     const node = find(root, words);
     if (!node) {
-      throw new ZoteusError('not_found', `No command \`zot ${words.join(' ')}\`.`, {
-        hint: 'Run `zot schema` for the whole command tree.',
-      });
+      const names: string[] = [];
+      const walk = (n: ManifestNode) => {
+        if (n.name !== 'zot') names.push(n.name);
+        n.subcommands.forEach(walk);
+      };
+      walk(root);
+      throw noCommand(words, names);
     }
     if (format === 'json') writer.envelope(successEnvelope(node, meta(requestId, startedAt, Date.now())));
     else writer.table(node, undefined, undefined);

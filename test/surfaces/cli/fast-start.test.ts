@@ -82,6 +82,7 @@ describe('bin/zot answers as the whole CLI does', () => {
     [['note', 'ABCD2345', '--add', 'A note', '--dry-run']],
     [['collection', 'create', 'New', '--dry-run']],
     [['tag', 'list', '--limit', 'many']],
+    [['schema', 'serch']],
   ])('%j', async (argv) => {
     const box = sandbox();
     try {

@@ -21,3 +21,13 @@ describe('Error and Hint at 40 columns', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
   });
 });
+
+describe('zot schema of a command that does not exist', () => {
+  it('names the closest commands', async () => {
+    const r = await zotAt(['schema', 'serch'], { env: { ...sandbox().env } });
+    expect(r.code).toBe(4);
+    expect((r.json().error as { message: string }).message).toBe(
+      'No command `zot serch`: did you mean `zot schema search`?',
+    );
+  });
+});

@@ -1,6 +1,6 @@
 /** `zot schema [COMMAND...]`: the command tree, or one node of it, as JSON. */
-import { ZoteusError } from '../../../core/errors.js';
-import { findNode, schemaNode, type CommandNode, type Speak } from '../tree.js';
+import { allCommands, findNode, schemaNode, type CommandNode, type Speak } from '../tree.js';
+import { noCommand } from '../no-command.js';
 
 export function schemaData(
   root: CommandNode,
@@ -9,9 +9,10 @@ export function schemaData(
 ): Record<string, unknown> {
   const { node, used } = findNode(root, words);
   if (used < words.length) {
-    throw new ZoteusError('not_found', `No command \`zot ${words.join(' ')}\`.`, {
-      hint: 'Run `zot schema` for the whole command tree.',
-    });
+    throw noCommand(
+      words,
+      allCommands(root).map((n) => n.path.join(' ')),
+    );
   }
   return schemaNode(node, speak);
 }

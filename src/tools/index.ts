@@ -4,11 +4,13 @@
  * lazily), so listing them is cheap enough for `zot --help` and `zot schema`.
  */
 import type { AnyTool, GroupDeclaration } from '../core/tool.js';
+import annotationGroup from './annotations/group.js';
 import collectionGroup from './collections/group.js';
 import trashGroup from './items/group.js';
 import noteGroup from './notes/group.js';
 import indexGroup from './search/group.js';
 import tagGroup from './tags/group.js';
+import listAnnotations from './annotations/list-annotations.js';
 import listCollections from './collections/list-collections.js';
 import manageCollections from './collections/manage-collections.js';
 import evidenceTable from './evidence/evidence-table.js';
@@ -64,6 +66,7 @@ export const tools: readonly AnyTool[] = [
   updateItem,
   listNotes,
   createNote,
+  listAnnotations,
   manageTags,
   tagAudit,
   trashItems,
@@ -74,6 +77,7 @@ export const tools: readonly AnyTool[] = [
 export const groups: readonly GroupDeclaration[] = [
   collectionGroup,
   noteGroup,
+  annotationGroup,
   tagGroup,
   trashGroup,
   indexGroup,

@@ -468,6 +468,10 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
         why: 'HTML, largest max_chars',
       },
     ],
+    zotero_list_annotations: [
+      { world: 'desktop', args: { item_key: W.annotated }, why: '400 annotations of an attachment' },
+      { world: 'desktop', args: { item_key: W.annotated, limit: 500 }, why: 'the largest limit' },
+    ],
     zotero_create_note: [
       { world: 'web', args: { parent_item: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],

@@ -29,6 +29,7 @@ const READS: Record<string, Record<string, unknown>> = {
   zotero_stats: {},
   zotero_summarize: { item_keys: [I.seaLevelArticle] },
   zotero_list_notes: { item_key: I.seaLevelArticle },
+  zotero_list_annotations: { item_key: I.seaLevelArticle },
   zotero_tag_audit: { vocabulary: ['sea level'] },
   zotero_format_bibliography: { item_keys: [I.seaLevelArticle] },
   zotero_styles: {},

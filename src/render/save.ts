@@ -174,7 +174,7 @@ function existsError(field: string, path: string): ZoteusError {
  */
 export async function saveFile(
   raw: string,
-  content: string | AsyncIterable<string>,
+  content: string | Uint8Array | AsyncIterable<string>,
   options: SaveOptions,
 ): Promise<string> {
   const field = options.field ?? 'save_path';
@@ -223,6 +223,7 @@ export async function saveFile(
     try {
       // A stream of text (a whole-library export) is written as it comes: memory stays flat.
       if (typeof content === 'string') await handle.writeFile(content, 'utf8');
+      else if (content instanceof Uint8Array) await handle.writeFile(content);
       else for await (const chunk of content) await handle.write(chunk, null, 'utf8');
       await handle.sync();
     } finally {

@@ -5,6 +5,7 @@
  */
 import type { AnyTool, GroupDeclaration } from '../core/tool.js';
 import annotationGroup from './annotations/group.js';
+import attachmentGroup from './attachments/group.js';
 import collectionGroup from './collections/group.js';
 import trashGroup from './items/group.js';
 import noteGroup from './notes/group.js';
@@ -15,6 +16,7 @@ import listCollections from './collections/list-collections.js';
 import manageCollections from './collections/manage-collections.js';
 import evidenceTable from './evidence/evidence-table.js';
 import getFulltext from './fulltext/get-fulltext.js';
+import getAttachment from './attachments/get-attachment.js';
 import createItems from './items/create-items.js';
 import createNote from './notes/create-note.js';
 import deleteItems from './items/delete-items.js';
@@ -52,6 +54,7 @@ export const tools: readonly AnyTool[] = [
   searchItems,
   getItem,
   getFulltext,
+  getAttachment,
   semanticSearch,
   indexLibrary,
   listTags,
@@ -75,6 +78,7 @@ export const tools: readonly AnyTool[] = [
 
 /** The help of each CLI group (`zot tag`), declared beside its noun's tools. */
 export const groups: readonly GroupDeclaration[] = [
+  attachmentGroup,
   collectionGroup,
   noteGroup,
   annotationGroup,

@@ -472,6 +472,9 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       { world: 'desktop', args: { item_key: W.annotated }, why: '400 annotations of an attachment' },
       { world: 'desktop', args: { item_key: W.annotated, limit: 500 }, why: 'the largest limit' },
     ],
+    zotero_get_attachment: [
+      { world: 'desktop', args: { item_key: W.item }, why: 'the attachments of the worst item' },
+    ],
     zotero_create_note: [
       { world: 'web', args: { parent_item: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],

@@ -6,7 +6,7 @@
  * exactly one copy of the change. A mutating tool without a case here fails the sweep.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../src/core/tool.js';
@@ -243,6 +243,35 @@ const CASES: Record<string, Case> = {
         'sweep-export.bib',
       ]);
       expect(readFileSync(join(world.box.dir, 'sweep-export.bib'), 'utf8')).toContain('{swept2026,');
+    },
+  },
+  'zotero_get_attachment:get': {
+    // Reads a file from this computer's storage, writes only a local copy: one file, the bytes.
+    seed: (world) => {
+      const [parent] = lib(world).addItems([{ title: 'With a file' }]);
+      const [att] = lib(world).addItems([
+        {
+          itemType: 'attachment',
+          parentItem: parent,
+          linkMode: 'imported_file',
+          title: 'Notes',
+          contentType: 'text/plain',
+          filename: 'swept.txt',
+        },
+      ]);
+      const dir = join(world.box.dir, 'Zotero', 'storage', att!);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'swept.txt'), 'swept attachment bytes');
+      return { action: 'get', item_key: att, save_path: join(world.box.dir, 'sweep-attachment.txt') };
+    },
+    drop: { method: 'NONE' },
+    check(world) {
+      expect(readdirSync(world.box.dir).filter((f) => f.startsWith('sweep-attachment'))).toEqual([
+        'sweep-attachment.txt',
+      ]);
+      expect(readFileSync(join(world.box.dir, 'sweep-attachment.txt'), 'utf8')).toBe(
+        'swept attachment bytes',
+      );
     },
   },
   zotero_check_citations: {

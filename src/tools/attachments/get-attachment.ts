@@ -1,0 +1,192 @@
+/**
+ * `zotero_get_attachment` / `zot attachment list KEY`, `zot attachment get KEY [--save PATH]`:
+ * an item's attachments (link mode, content type, size, MD5, on this computer or only in the
+ * cloud), and one attachment's file read from this computer with its MD5 checked: text files
+ * as text, any file saved with save_path. Writes no library; with a save path it writes a
+ * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
+ */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { answeredFields } from '../shared/output.js';
+import { PROVENANCE, libraryParams, lookupKey, maxCharsParam, offsetParam } from '../shared/params.js';
+
+const ACTIONS = ['list', 'get'] as const;
+
+const attachment = z.object({
+  key: z.string(),
+  title: z.string(),
+  linkMode: z
+    .string()
+    .describe(
+      'imported_file, imported_url (stored by Zotero), linked_file (a path on a computer), linked_url.',
+    ),
+  contentType: z.string().nullable(),
+  filename: z.string().nullable(),
+  size: z.number().int().nullable().describe('Bytes of the file, when it is on this computer.'),
+  md5: z.string().nullable().describe('Zotero’s MD5 of the stored file (its synced hash), when it has one.'),
+  local: z.boolean().describe('The file is on this computer.'),
+  localPath: z.string().optional().describe('Where it is on this computer.'),
+  inCloud: z.boolean().describe('Zotero’s cloud storage holds the file (a stored file with a synced hash).'),
+});
+
+export default defineTool({
+  name: 'zotero_get_attachment',
+  title: 'List an item’s attachment files, or read one',
+  summary: 'List an item’s attachment files and where they are, or read or save one (MD5 checked).',
+  description: [
+    'Changes nothing in the library. action "list" (the default for a regular item) lists the item’s attachments: key,',
+    'title, linkMode, contentType, filename, size, md5 (Zotero’s hash), local (the file is on this computer, in the',
+    'desktop’s storage folder or a linked file’s path) and inCloud (Zotero’s cloud storage holds it). action "get" (the',
+    'default for an attachment key) reads one file, the attachment named or the item’s best (PDF first), from this',
+    'computer and checks its MD5 against Zotero’s (file.md5Matches; a difference is said in message): a text file',
+    '(text/*, JSON, XML) comes back as text (max_chars, default 10,000, and offset to read on); with save_path any file',
+    'is saved there (never replacing a file unless overwrite is true; confined to the caller’s folder on a shared',
+    'deployment) and saved says where. A file only in the cloud is not_found with what to do. For the document’s text',
+    'with pages and passages, use zotero_get_fulltext.',
+  ].join(' '),
+  tier: 'write',
+  writesFilesOnly: true,
+  openWorld: true,
+  // The same file gives the same bytes; a repeated save rewrites them (overwrite) or is refused.
+  idempotent: true,
+  since: '0.3.0',
+  cli: [
+    {
+      path: ['attachment', 'list'],
+      args: ['item_key'],
+      preset: { action: 'list' },
+      omit: ['save_path', 'overwrite', 'max_chars', 'offset'],
+      tier: 'read',
+      summary: 'List an item’s attachment files: type, size, MD5, on this computer or only in the cloud.',
+    },
+    {
+      path: ['attachment', 'get'],
+      args: ['item_key'],
+      preset: { action: 'get' },
+      flags: { save_path: 'save' },
+      summary: 'Read an attachment’s file (text printed; --save PATH saves any file), its MD5 checked.',
+    },
+  ],
+  input: z
+    .object({
+      item_key: lookupKey().describe(
+        'An item’s key (its attachments) or an attachment’s key, e.g. "ABCD2345".',
+      ),
+      action: z
+        .enum(ACTIONS)
+        .optional()
+        .describe(
+          'list the attachments, or get one file (default: list for an item, get for an attachment).',
+        ),
+      save_path: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("get: save the file here (confined to the caller's own folder on a shared deployment)."),
+      overwrite: z
+        .boolean()
+        .optional()
+        .describe('Allow save_path to replace an existing file (default false).'),
+      max_chars: maxCharsParam('get, a text file: at most this many characters (default 10,000).', 50_000),
+      offset: offsetParam('get, a text file: start at this character (the end of a previous answer).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    ...answeredFields,
+    action: z.enum(ACTIONS),
+    itemKey: z.string().describe('The item (or attachment) asked about.'),
+    attachments: z
+      .array(attachment)
+      .optional()
+      .describe('list: the attachments, in Zotero’s order (at most 200).'),
+    totalResults: z.number().int().optional().describe('list: how many attachments the item has.'),
+    attachment: attachment.optional().describe('get: the attachment whose file was read.'),
+    file: z
+      .object({
+        key: z.string(),
+        source: z.enum(['storage', 'linked']).describe('The desktop’s storage folder, or a linked file.'),
+        path: z.string(),
+        size: z.number().int(),
+        md5: z.string().describe('The MD5 of the bytes read.'),
+        expectedMd5: z.string().nullable().describe('Zotero’s hash of the file, when it has one.'),
+        md5Matches: z
+          .boolean()
+          .nullable()
+          .describe('The bytes read have Zotero’s hash; null when it has none.'),
+      })
+      .optional(),
+    text: z.string().optional().describe('get, a text file without save_path: its text (max_chars of it).'),
+    start: z.number().int().optional(),
+    end: z.number().int().optional().describe('Where the text shown ends: pass it as offset to read on.'),
+    totalChars: z.number().int().optional(),
+    truncated: z.boolean().optional().describe('The text goes on past end.'),
+    saved: z
+      .object({ path: z.string(), bytes: z.number().int() })
+      .optional()
+      .describe('The file written, and its size in bytes.'),
+    message: z.string().optional(),
+    provenance: z.string(),
+  }),
+  summarize: (out) => {
+    if (out.action === 'list') {
+      const list = out.attachments ?? [];
+      const here = list.filter((a) => a.local).length;
+      const cloud = list.filter((a) => !a.local && a.inCloud).length;
+      return `${plural(out.totalResults ?? list.length, 'attachment')} of ${out.itemKey}: ${here} on this computer, ${cloud} only in the cloud.`;
+    }
+    const f = out.file;
+    const check =
+      f?.md5Matches === false ? ' (MD5 differs from Zotero’s)' : f?.md5Matches ? ' (MD5 checked)' : '';
+    const what = `${out.attachment?.filename ?? f?.key ?? '?'}, ${plural(f?.size ?? 0, 'byte')}${check}`;
+    return out.saved
+      ? `Saved ${what} to ${out.saved.path}.`
+      : `Read ${what}.${out.message ? ` ${out.message}` : ''}`;
+  },
+  text: (out) => {
+    if (out.action === 'get' && out.text !== undefined) return { document: out.text };
+    if (out.action === 'get') return `${out.saved ? `Saved to ${out.saved.path}.` : (out.message ?? '')}\n`;
+    const rows = (out.attachments ?? []).map(
+      (a) =>
+        `${a.key}  ${a.linkMode}  ${a.contentType ?? '-'}  ${a.size ?? '-'}  ${a.md5 ?? '-'}  ${a.local ? 'here' : a.inCloud ? 'cloud only' : 'missing'}  ${a.filename ?? a.title}`,
+    );
+    return rows.length ? `${rows.join('\n')}\n` : 'No attachments.\n';
+  },
+  plan(input) {
+    return {
+      item_key: input.item_key,
+      action: input.action ?? 'get',
+      ...(input.save_path !== undefined
+        ? { save_path: input.save_path, overwrite: input.overwrite === true }
+        : { writes: 'nothing (the file is read)' }),
+    };
+  },
+  async run(input, deps) {
+    const { listAttachments } = await import('../../core/attachments/list.js');
+    if (input.action === 'list' || input.action === undefined) {
+      const listed = await listAttachments(deps, input);
+      if (input.action === 'list' || listed.item.data.itemType !== 'attachment') {
+        return {
+          backend: listed.backend,
+          library: listed.library,
+          action: 'list' as const,
+          itemKey: listed.item.key,
+          attachments: listed.entries.slice(0, 200),
+          totalResults: listed.entries.length,
+          provenance: PROVENANCE,
+        };
+      }
+    }
+    const { getAttachment } = await import('../../core/attachments/download.js');
+    const out = await getAttachment(deps, input, async (path, bytes) => {
+      const { saveFile } = await import('../../render/save.js');
+      return saveFile(path, bytes, {
+        overwrite: input.overwrite === true,
+        env: deps.env,
+        fileRoot: deps.fileRoot,
+      });
+    });
+    return { ...out, action: 'get' as const, provenance: PROVENANCE };
+  },
+});

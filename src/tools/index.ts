@@ -17,6 +17,7 @@ import manageCollections from './collections/manage-collections.js';
 import evidenceTable from './evidence/evidence-table.js';
 import getFulltext from './fulltext/get-fulltext.js';
 import getAttachment from './attachments/get-attachment.js';
+import attachmentAudit from './attachments/audit.js';
 import createItems from './items/create-items.js';
 import createNote from './notes/create-note.js';
 import deleteItems from './items/delete-items.js';
@@ -55,6 +56,7 @@ export const tools: readonly AnyTool[] = [
   getItem,
   getFulltext,
   getAttachment,
+  attachmentAudit,
   semanticSearch,
   indexLibrary,
   listTags,

@@ -475,6 +475,10 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     zotero_get_attachment: [
       { world: 'desktop', args: { item_key: W.item }, why: 'the attachments of the worst item' },
     ],
+    zotero_attachment_audit: [
+      { world: 'desktop', args: {}, why: 'every attachment of 20,000 items, each file missing here' },
+      { world: 'desktop', args: { limit: 500 }, why: 'the largest lists' },
+    ],
     zotero_create_note: [
       { world: 'web', args: { parent_item: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],

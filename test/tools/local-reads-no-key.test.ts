@@ -31,12 +31,14 @@ const READS: Record<string, Record<string, unknown>> = {
   zotero_list_notes: { item_key: I.seaLevelArticle },
   zotero_list_annotations: { item_key: I.seaLevelArticle },
   zotero_tag_audit: { vocabulary: ['sea level'] },
+  zotero_attachment_audit: {},
   zotero_format_bibliography: { item_keys: [I.seaLevelArticle] },
   zotero_styles: {},
 };
 /** Read actions of tools that otherwise write. */
 const READ_ACTIONS: Record<string, Record<string, unknown>> = {
   zotero_manage_collections: { action: 'list' },
+  zotero_get_attachment: { action: 'list', item_key: I.seaLevelArticle },
 };
 /** Reads that exist only in the cloud, and why. */
 const CLOUD_ONLY: Record<string, { input: Record<string, unknown>; why: string }> = {

@@ -14,6 +14,7 @@ import { route } from './router.js';
 import { routeLocal, type LocalApiConfig } from './routes-local.js';
 import { ServerState } from './state.js';
 import type { RequestLogEntry, StartOptions, ZoteroTestServer } from './types.js';
+import { STORAGE_PREFIX, Uploads } from './uploads.js';
 
 export { randomKey, isValidKey, KEY_CHARS } from './keys.js';
 export type * from './types.js';
@@ -23,6 +24,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function startZoteroServer(opts: StartOptions = {}): Promise<ZoteroTestServer> {
   const state = new ServerState();
   const faults = new Faults();
+  const uploads = new Uploads();
   const log: RequestLogEntry[] = [];
   let latency = opts.latencyMs ?? 0;
   let inFlight = 0;
@@ -61,7 +63,8 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     res.on('finish', leave);
     res.on('close', leave);
 
-    const rawBody = await readBody(req).catch(() => '');
+    const storage = url.pathname.startsWith(STORAGE_PREFIX);
+    const rawBody = storage ? '' : await readBody(req).catch(() => '');
     const body = parseBody(rawBody);
     if (body !== undefined) entry.body = body;
     const ctx: Ctx = {
@@ -99,9 +102,10 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
         return;
       }
       for (const edit of plan.edits) edit(server);
+      if (storage) return await uploads.receive(ctx, req, url.pathname.slice(STORAGE_PREFIX.length));
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
         routeLocal(ctx, state, local, faults.ignoringStart);
-      } else route(ctx, state, faults.ignoringStart);
+      } else route(ctx, state, faults.ignoringStart, uploads);
     } catch (e) {
       if (res.headersSent || res.destroyed) return;
       if (e instanceof HttpError) send(ctx, e.status, e.body, e.headers);
@@ -120,6 +124,7 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     url: base,
     log,
     faults,
+    files: uploads,
     close: () =>
       new Promise<void>((resolve, reject) => {
         // Keep-alive sockets would otherwise hold close() open.

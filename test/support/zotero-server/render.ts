@@ -175,7 +175,7 @@ export function groupJson(base: string, state: ServerState, g: GroupRecord): unk
       url: '',
       libraryEditing: g.libraryEditing,
       libraryReading: g.libraryReading,
-      fileEditing: 'members',
+      fileEditing: g.fileEditing,
       members: g.members,
       admins: g.admins,
     },

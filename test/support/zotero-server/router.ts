@@ -5,11 +5,13 @@
 import { authenticate, authorizeLibrary } from './auth.js';
 import { HttpError, send, type Ctx } from './http.js';
 import { handleKeys, handleUserGroups } from './routes-keys.js';
+import { groupJson } from './render.js';
 import { handleRead } from './routes-read.js';
 import { handleWrite } from './routes-write.js';
 import type { ServerState } from './state.js';
+import type { Uploads } from './uploads.js';
 
-export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean): void {
+export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean, uploads?: Uploads): void {
   authenticate(ctx, state);
   let segments: string[];
   try {
@@ -33,6 +35,22 @@ export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean): void 
   if (!lib) throw new HttpError(404, top === 'users' ? 'User not found' : 'Group not found');
   authorizeLibrary(ctx, state, lib, !read);
 
+  // `GET /groups/{id}`: the group's metadata (fileEditing, owner, admins).
+  const group = top === 'groups' && segments.length === 2 && read ? state.groups.get(Number(id)) : undefined;
+  if (group)
+    return send(ctx, 200, groupJson(ctx.base, state, group), {
+      'Last-Modified-Version': String(group.version),
+    });
+  const [head, itemKey, file] = segments.slice(2);
+  if (
+    uploads &&
+    ctx.method === 'POST' &&
+    head === 'items' &&
+    itemKey &&
+    file === 'file' &&
+    segments.length === 5
+  )
+    return void uploads.handleFile(ctx, state, lib, itemKey);
   const r = { ctx, state, lib, segments: segments.slice(2), ignoreStart };
   const handled = read ? handleRead(r) : handleWrite(r);
   if (!handled) throw new HttpError(read ? 404 : 405, read ? 'Not found' : 'Method not allowed');

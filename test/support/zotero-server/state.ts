@@ -45,6 +45,7 @@ export interface GroupRecord {
   description: string;
   libraryEditing: 'members' | 'admins';
   libraryReading: 'members' | 'all';
+  fileEditing: 'members' | 'admins' | 'none';
   omitNumItems: boolean;
   /** Version of the group's metadata, not of its library. */
   version: number;
@@ -186,6 +187,7 @@ export class ServerState {
       description: g.description ?? '',
       libraryEditing: g.libraryEditing ?? 'members',
       libraryReading: g.libraryReading ?? 'members',
+      fileEditing: g.fileEditing ?? 'members',
       omitNumItems: g.omitNumItems ?? false,
       version: 1,
       created: nowIso(),

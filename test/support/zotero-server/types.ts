@@ -3,6 +3,7 @@
  * the fault injector and the server handle. Kept apart from the code so the handler modules
  * and the tests can share them without import cycles.
  */
+import type { FileStore } from './uploads.js';
 
 /** Mirrors `access` of `/keys/current`: a missing flag means no access. */
 export interface KeyAccess {
@@ -192,11 +193,15 @@ export interface ZoteroTestServer {
     description?: string;
     libraryEditing?: 'members' | 'admins';
     libraryReading?: 'members' | 'all';
+    /** Who may upload files (default `members`). */
+    fileEditing?: 'members' | 'admins' | 'none';
     omitNumItems?: boolean;
   }): void;
   /** `users/123` or `groups/456`; created on first use. */
   library(prefix: string): TestLibrary;
   faults: FaultInjector;
+  /** The file upload protocol's storage, quotas and faults (`uploads.ts`). */
+  files: FileStore;
   /** Serve this as `GET /schema` (Zotero's schema.json), with an ETag; `undefined`: 404 again. */
   setSchema(json: unknown): void;
   setLatency(ms: number): void;

@@ -1,0 +1,275 @@
+/**
+ * The Web API file upload protocol (docs `zotero/file-uploads.md`): `POST {lib}/items/{key}/file`
+ * asks for an upload authorization (md5, filename, filesize, mtime in ms; `If-None-Match: *` or
+ * `If-Match: <md5>`) and registers an upload (`upload=<uploadKey>`); the bytes go to a separate
+ * storage URL on this server (`/storage/upload/<uploadKey>`, no Zotero key needed, as on S3),
+ * as `prefix` + file + `suffix`, which the server streams through an MD5 and never buffers.
+ * `exists` when the server already holds those bytes, `412`, `413` with a per-library quota,
+ * group `fileEditing`, and fault injection (a failed registration, a wrong stored md5).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { HttpError, send, type Ctx } from './http.js';
+import type { Library, ServerState } from './state.js';
+
+export const STORAGE_PREFIX = '/storage/upload/';
+
+const FILE_LINK_MODES = new Set(['imported_file', 'imported_url', 'embedded_image']);
+
+interface PendingUpload {
+  lib: string;
+  itemKey: string;
+  md5: string;
+  filename: string;
+  filesize: number;
+  mtime: number;
+  contentType: string;
+  prefix: string;
+  suffix: string;
+  /** Set once the storage URL took the bytes with the right md5. */
+  received: boolean;
+}
+
+export interface StoredFile {
+  md5: string;
+  filename: string;
+  size: number;
+  mtime: number;
+  contentType: string;
+}
+
+/** What tests see and steer of the file side of the server. */
+export interface FileStore {
+  /** Stored files by `users/1/ITEMKEY`. */
+  readonly files: Map<string, StoredFile>;
+  /** Storage quota of a library (`users/1`), in MB; default unlimited. */
+  setQuota(library: string, mb: number | undefined): void;
+  /** Bytes the server already holds, found by md5 (any library): authorization answers `exists`. */
+  addBlob(md5: string, size: number): void;
+  /** The next `times` registrations answer `status` (default 400 "Remote file not found"). */
+  failRegistration(o?: { status?: number; body?: string; times?: number }): void;
+  /** The next `times` registrations store a wrong md5 (a corrupted copy). */
+  corruptStoredMd5(times?: number): void;
+  /** Bytes of the storage upload bodies received so far (prefix and suffix included). */
+  readonly bytesReceived: number;
+}
+
+export class Uploads implements FileStore {
+  readonly files = new Map<string, StoredFile>();
+  private readonly pending = new Map<string, PendingUpload>();
+  private readonly blobs = new Map<string, number>();
+  private readonly quotas = new Map<string, number>();
+  private registrationFaults: Array<{ status: number; body: string }> = [];
+  private corrupt = 0;
+  bytesReceived = 0;
+
+  setQuota(library: string, mb: number | undefined): void {
+    if (mb === undefined) this.quotas.delete(library);
+    else this.quotas.set(library, mb);
+  }
+
+  addBlob(md5: string, size: number): void {
+    this.blobs.set(md5, size);
+  }
+
+  failRegistration(o: { status?: number; body?: string; times?: number } = {}): void {
+    for (let i = 0; i < (o.times ?? 1); i++) {
+      this.registrationFaults.push({ status: o.status ?? 400, body: o.body ?? 'Remote file not found' });
+    }
+  }
+
+  corruptStoredMd5(times = 1): void {
+    this.corrupt += times;
+  }
+
+  private usageMb(library: string): number {
+    let bytes = 0;
+    for (const [where, f] of this.files) if (where.startsWith(`${library}/`)) bytes += f.size;
+    return bytes / 1_000_000;
+  }
+
+  /** `POST {lib}/items/{key}/file`: authorization or registration. */
+  handleFile(ctx: Ctx, state: ServerState, lib: Library, itemKey: string): true {
+    const item = lib.items.get(itemKey);
+    if (!item || item.deleted) throw new HttpError(404, 'Not found');
+    if (item.itemType !== 'attachment' || !FILE_LINK_MODES.has(String(item.linkMode))) {
+      throw new HttpError(400, 'Item is not a file attachment');
+    }
+    checkFileEditing(ctx, state, lib);
+    const where = `${lib.prefix}/${itemKey}`;
+    const current = this.files.get(where);
+    const ifMatch = ctx.headers['if-match'];
+    const ifNoneMatch = ctx.headers['if-none-match'];
+    if (ifMatch === undefined && ifNoneMatch === undefined) {
+      throw new HttpError(428, 'If-Match/If-None-Match header not provided');
+    }
+    if (ifNoneMatch !== undefined && ifNoneMatch !== '*')
+      throw new HttpError(400, 'Invalid If-None-Match value');
+    if (ifNoneMatch === '*' && current) throw new HttpError(412, 'If-None-Match: * set but file exists');
+    if (ifMatch !== undefined && (!current || current.md5 !== ifMatch)) {
+      throw new HttpError(
+        412,
+        current ? 'ETag does not match current version of file' : 'If-Match set but file does not exist',
+      );
+    }
+    const form = new URLSearchParams(ctx.rawBody);
+    const uploadKey = form.get('upload');
+    if (uploadKey !== null) return this.register(ctx, lib, itemKey, uploadKey);
+    return this.authorize(ctx, lib, itemKey, form);
+  }
+
+  private authorize(ctx: Ctx, lib: Library, itemKey: string, form: URLSearchParams): true {
+    const md5 = form.get('md5') ?? '';
+    const filename = form.get('filename') ?? '';
+    const filesize = form.get('filesize') ?? '';
+    const mtime = form.get('mtime') ?? '';
+    if (!/^[0-9a-f]{32}$/.test(md5)) throw new HttpError(400, 'Invalid md5');
+    if (!filename) throw new HttpError(400, 'Filename not provided');
+    if (!/^\d+$/.test(filesize)) throw new HttpError(400, 'Invalid filesize');
+    if (Number(filesize) > 4_000_000_000) throw new HttpError(400, 'File exceeds maximum size');
+    if (!/^\d+$/.test(mtime)) throw new HttpError(400, 'Invalid mtime');
+    const size = Number(filesize);
+    const quota = this.quotas.get(lib.prefix);
+    if (quota !== undefined) {
+      const total = this.usageMb(lib.prefix) + size / 1_000_000;
+      if (total > quota) {
+        throw new HttpError(413, `File would exceed quota (${round(total)} > ${quota})`, {
+          'Zotero-Storage-Usage': String(round(this.usageMb(lib.prefix))),
+          'Zotero-Storage-Quota': String(quota),
+          'Zotero-Storage-UserID': String(lib.id),
+        });
+      }
+    }
+    const contentType = form.get('contentType') ?? 'application/octet-stream';
+    if (this.blobs.get(md5) === size) {
+      this.store(lib, itemKey, { md5, filename, size, mtime: Number(mtime), contentType });
+      send(ctx, 200, { exists: 1 });
+      return true;
+    }
+    const uploadKey = randomBytes(16).toString('hex');
+    const boundary = `----zotero-test-${randomBytes(8).toString('hex')}`;
+    const prefix = `--${boundary}\r\nContent-Disposition: form-data; name="key"\r\n\r\n${uploadKey}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"\r\n\r\n`;
+    const suffix = `\r\n--${boundary}--`;
+    this.pending.set(uploadKey, {
+      lib: lib.prefix,
+      itemKey,
+      md5,
+      filename,
+      filesize: size,
+      mtime: Number(mtime),
+      contentType,
+      prefix,
+      suffix,
+      received: false,
+    });
+    send(ctx, 200, {
+      url: `${ctx.base}${STORAGE_PREFIX}${uploadKey}`,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+      prefix,
+      suffix,
+      uploadKey,
+    });
+    return true;
+  }
+
+  private register(ctx: Ctx, lib: Library, itemKey: string, uploadKey: string): true {
+    const up = this.pending.get(uploadKey);
+    if (!up || up.lib !== lib.prefix || up.itemKey !== itemKey)
+      throw new HttpError(400, 'Upload key not found');
+    const fault = this.registrationFaults.shift();
+    if (fault) throw new HttpError(fault.status, fault.body);
+    if (!up.received) throw new HttpError(400, 'Remote file not found');
+    this.pending.delete(uploadKey);
+    let md5 = up.md5;
+    if (this.corrupt > 0) {
+      this.corrupt--;
+      md5 = createHash('md5').update(`corrupted ${md5}`).digest('hex');
+    }
+    this.blobs.set(up.md5, up.filesize);
+    const version = this.store(lib, itemKey, {
+      md5,
+      filename: up.filename,
+      size: up.filesize,
+      mtime: up.mtime,
+      contentType: up.contentType,
+    });
+    send(ctx, 204, undefined, { 'Last-Modified-Version': String(version) });
+    return true;
+  }
+
+  /** Records the file and gives the item its new `filename`, `md5`, `mtime` and version. */
+  private store(lib: Library, itemKey: string, file: StoredFile): number {
+    this.files.set(`${lib.prefix}/${itemKey}`, file);
+    const item = lib.items.get(itemKey);
+    lib.version++;
+    if (item) {
+      item.md5 = file.md5;
+      item.mtime = file.mtime;
+      item.filename = file.filename;
+      item.version = lib.version;
+      item.dateModified = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    }
+    return lib.version;
+  }
+
+  /** `POST /storage/upload/<uploadKey>`: the body streamed through an MD5, never held whole. */
+  async receive(ctx: Ctx, req: IncomingMessage, uploadKey: string): Promise<void> {
+    const up = this.pending.get(uploadKey);
+    if (ctx.method !== 'POST' || !up) {
+      req.resume();
+      send(ctx, up ? 405 : 404, up ? 'Method not allowed' : 'NoSuchUpload');
+      return;
+    }
+    const prefix = Buffer.from(up.prefix);
+    const suffix = Buffer.from(up.suffix);
+    const start = prefix.length;
+    const end = start + up.filesize;
+    const hash = createHash('md5');
+    const head: Buffer[] = [];
+    const tail: Buffer[] = [];
+    let offset = 0;
+    await new Promise<void>((resolve, reject) => {
+      req.on('data', (chunk: Buffer) => {
+        const from = offset;
+        offset += chunk.length;
+        this.bytesReceived += chunk.length;
+        if (from < start) head.push(chunk.subarray(0, Math.min(chunk.length, start - from)));
+        const a = Math.max(from, start);
+        const b = Math.min(offset, end);
+        if (b > a) hash.update(chunk.subarray(a - from, b - from));
+        if (offset > end) tail.push(chunk.subarray(Math.max(0, end - from)));
+      });
+      req.on('end', resolve);
+      req.on('error', reject);
+    });
+    if (!Buffer.concat(head).equals(prefix) || !Buffer.concat(tail).equals(suffix)) {
+      send(ctx, 400, 'MalformedPOSTRequest: the body is not prefix + file + suffix');
+      return;
+    }
+    if (offset !== end + suffix.length || hash.digest('hex') !== up.md5) {
+      send(ctx, 400, 'BadDigest: the file does not match the authorized md5 and size');
+      return;
+    }
+    up.received = true;
+    send(ctx, 201, undefined);
+  }
+}
+
+function round(mb: number): number {
+  return Math.round(mb * 10) / 10;
+}
+
+/** A group's `fileEditing` (`members`, `admins`, `none`) with the member's role. */
+function checkFileEditing(ctx: Ctx, state: ServerState, lib: Library): void {
+  if (lib.type === 'user') {
+    if (!ctx.key?.access.user?.files) throw new HttpError(403, 'File access denied');
+    return;
+  }
+  const group = state.groups.get(lib.id);
+  const userID = ctx.key?.userID ?? -1;
+  const admin = group !== undefined && (group.owner === userID || group.admins.includes(userID));
+  const editing = group?.fileEditing ?? 'members';
+  if (editing === 'none' || (editing === 'admins' && !admin)) {
+    throw new HttpError(403, 'File editing denied');
+  }
+}

@@ -18,6 +18,7 @@ import evidenceTable from './evidence/evidence-table.js';
 import getFulltext from './fulltext/get-fulltext.js';
 import getAttachment from './attachments/get-attachment.js';
 import attachmentAudit from './attachments/audit.js';
+import attachFile from './attachments/attach-file.js';
 import createItems from './items/create-items.js';
 import createNote from './notes/create-note.js';
 import deleteItems from './items/delete-items.js';
@@ -71,6 +72,7 @@ export const tools: readonly AnyTool[] = [
   updateItem,
   listNotes,
   createNote,
+  attachFile,
   listAnnotations,
   manageTags,
   tagAudit,

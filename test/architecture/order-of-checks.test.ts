@@ -46,6 +46,7 @@ const EXAMPLES: Record<string, unknown> = {
 /** What a command needs beyond its required inputs (something to change), by tool. */
 const EXTRA: Record<string, Record<string, unknown>> = {
   zotero_update_item: { title: 'A new title' },
+  zotero_attach_file: { content_base64: 'b3JkZXJlZA==', filename: 'ordered.txt' },
 };
 
 function valueFor(name: string, schema: Schema): unknown {

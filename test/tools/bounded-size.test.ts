@@ -482,6 +482,18 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     zotero_create_note: [
       { world: 'web', args: { parent_item: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],
+    zotero_attach_file: [
+      {
+        world: 'web',
+        args: {
+          parent_item: W.webParent,
+          content_base64: Buffer.from(filler(1_000_000, 6)).toString('base64'),
+          filename: `${filler(200, 7).replace(/[^A-Za-z0-9]/g, '')}.txt`,
+          title: filler(500, 8),
+        },
+        why: 'a 1 MB file with a long name and title',
+      },
+    ],
     zotero_manage_tags: [
       {
         world: 'web',

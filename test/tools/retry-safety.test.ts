@@ -274,6 +274,25 @@ const CASES: Record<string, Case> = {
       );
     },
   },
+  zotero_attach_file: {
+    // The create's answer is lost: the item is found by its key, the file uploaded once.
+    seed: (world) => {
+      const [parent] = lib(world).addItems([{ title: 'Attach parent' }]);
+      return {
+        parent_item: parent,
+        content_base64: Buffer.from('swept file bytes').toString('base64'),
+        filename: 'swept.txt',
+      };
+    },
+    check(world, args) {
+      const attachments = [...lib(world).items.values()].filter(
+        (i) => i.itemType === 'attachment' && i.parentItem === args.parent_item && !i.deleted,
+      );
+      expect(attachments).toHaveLength(1);
+      expect(attachments[0]?.md5).toBe('ca56724eaa4b020137932863e4373d6e');
+      expect([...world.server.files.files.keys()]).toEqual([`${LIB}/${attachments[0]?.key}`]);
+    },
+  },
   zotero_check_citations: {
     seed: (world) => {
       lib(world).addItems([{ title: 'Cited', extra: 'Citation Key: cited2026' }]);

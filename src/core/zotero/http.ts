@@ -163,6 +163,9 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['Content-Type'] = 'application/json';
+    } else if (opts.form !== undefined) {
+      body = new URLSearchParams(opts.form).toString();
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
     }
     if (opts.ifModifiedSinceVersion !== undefined)
       headers['If-Modified-Since-Version'] = String(opts.ifModifiedSinceVersion);

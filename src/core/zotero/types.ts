@@ -67,6 +67,8 @@ export interface RequestOptions {
   query?: Query | undefined;
   /** JSON-serialised as the body. */
   body?: unknown;
+  /** Sent as an `application/x-www-form-urlencoded` body instead (file upload authorization). */
+  form?: Readonly<Record<string, string>> | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
   ifModifiedSinceVersion?: number | undefined;
   ifUnmodifiedSinceVersion?: number | undefined;

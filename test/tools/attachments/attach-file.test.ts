@@ -242,6 +242,30 @@ describe('zot attach KEY --file', () => {
     expect(denied.env.error.failed![0].message).toContain('The group 10 does not let this key edit files');
   });
 
+  it('412 (the same file stored meanwhile by another client): re-read, found there, not sent again', async () => {
+    const path = file('race.pdf', PDF);
+    w.world.server.faults.concurrentEdit({
+      match: { method: 'POST', path: /\/items\/[A-Z0-9]{8}\/file$/ },
+      apply: (server) => {
+        const att = [...server.library(LIB).items.values()].find((i) => i.itemType === 'attachment')!;
+        server.files.files.set(`${LIB}/${att.key}`, {
+          md5: md5(PDF),
+          filename: 'race.pdf',
+          size: PDF.length,
+          mtime: 1,
+          contentType: 'application/pdf',
+        });
+        server.library(LIB).editItem(att.key, { md5: md5(PDF) });
+      },
+    });
+    const r = await zot(['attach', parent, '--file', path]);
+    expect(r.code).toBe(0);
+    expect(r.env.data.succeeded[0]).toMatchObject({ upload: 'exists', md5: md5(PDF) });
+    const auth = logOf('POST', /\/file$/);
+    expect(auth.map((e) => e.status)).toEqual([412]);
+    expect(logOf('POST', /^\/storage\/upload\//)).toHaveLength(0);
+  });
+
   it('--dry-run prints name, size, md5, content type and parent, offline', async () => {
     const path = file('plan.txt', Buffer.from('planned'));
     w.world.server.clearLog();

@@ -831,6 +831,10 @@ async function findStyle(deps: CslDeps, id: string, dependent?: Found): Promise<
   if (installed) return installed;
   const cached = findCached(deps, id);
   if (cached) return cached;
+  // A style shipped with Zoteus is used as it is: offline (or on a network that never answers)
+  // `zot cite` must not wait for a repository it does not need.
+  const shipped = (await bundledStyles(deps)).get(id);
+  if (shipped) return { meta: shipped.meta, xml: shipped.xml, source: 'bundled' };
   const base = deps.config.citations.stylesUrl;
   let repository: { missing: true } | { error: ZoteusError };
   try {
@@ -859,11 +863,6 @@ async function findStyle(deps: CslDeps, id: string, dependent?: Found): Promise<
   } catch (error) {
     if (!isZoteusError(error)) throw error;
     repository = { error };
-  }
-  const bundled = (await bundledStyles(deps)).get(id);
-  if (bundled) {
-    if ('error' in repository) deps.log.debug(`Using the bundled copy of ${id}: ${repository.error.message}`);
-    return { meta: bundled.meta, xml: bundled.xml, source: 'bundled' };
   }
   throw await unknownStyle(deps, id, repository, dependent);
 }

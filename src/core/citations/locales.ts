@@ -162,6 +162,9 @@ export async function resolveLocale(deps: CslDeps, raw: string, field = 'locale'
   const tag = await primaryDialect(normalizeLocaleTag(raw, field));
   const local = localLocale(deps, tag);
   if (local) return local;
+  // Shipped with Zoteus: used without asking the repository (offline must not wait for it).
+  const shipped = (await bundledLocales(deps)).get(tag);
+  if (shipped !== undefined) return { tag, xml: shipped, source: 'bundled' };
   const base = deps.config.citations.localesUrl;
   let failure: ZoteusError | undefined;
   let missing = false;
@@ -188,8 +191,6 @@ export async function resolveLocale(deps: CslDeps, raw: string, field = 'locale'
     if (!isZoteusError(error)) throw error;
     failure = error;
   }
-  const xml = (await bundledLocales(deps)).get(tag);
-  if (xml !== undefined) return { tag, xml, source: 'bundled' };
   const known = await knownLocales(deps);
   const listing = `Locales that exist: ${known.join(', ')}.`;
   if (missing || !known.includes(tag)) {

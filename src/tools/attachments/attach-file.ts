@@ -41,7 +41,7 @@ export default defineTool({
   tier: 'write',
   openWorld: true,
   needsKey: true,
-  since: '0.3.0',
+  since: '0.2.0',
   cli: [
     {
       path: ['attach'],

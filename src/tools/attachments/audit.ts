@@ -32,7 +32,7 @@ export default defineTool({
   ].join(' '),
   tier: 'read',
   openWorld: true,
-  since: '0.3.0',
+  since: '0.2.0',
   cli: [{ path: ['attachment', 'audit'] }],
   input: z
     .object({

@@ -50,7 +50,7 @@ export default defineTool({
   openWorld: true,
   // The same file gives the same bytes; a repeated save rewrites them (overwrite) or is refused.
   idempotent: true,
-  since: '0.3.0',
+  since: '0.2.0',
   cli: [
     {
       path: ['attachment', 'list'],

@@ -152,6 +152,7 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
   zotero_delete_items: () => ({ confirm: true }),
   zotero_manage_tags: () => ({ action: 'add_items', tag: 'x' }),
   zotero_import: () => ({ doi: '10.1000/xyz' }),
+  zotero_attach_file: () => ({ content_base64: 'aGk=', filename: 'x.txt' }),
 };
 
 const writes = tools

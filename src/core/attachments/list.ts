@@ -5,13 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import {
-  answered,
-  assertKeysWellFormed,
-  itemNotFound,
-  openReader,
-  type Answered,
-} from '../items/read/common.js';
+import { answered, itemNotFound, lookUpKeys, openReader, type Answered } from '../items/read/common.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import type { LibraryRoute } from '../library/router.js';
@@ -108,7 +102,12 @@ export interface ListedAttachments extends Answered {
 
 /** The item (or the attachment named) and its attachments; not_found when the key names nothing. */
 export async function listAttachments(deps: Deps, input: ListAttachmentsInput): Promise<ListedAttachments> {
-  assertKeysWellFormed(deps, [input.item_key]);
+  // As every read: a string of no key's form, or a key of nothing, is not_found naming the
+  // library (and another library of this computer that holds it).
+  return lookUpKeys(deps, input, { keys: [input.item_key], field: 'item_key' }, () => listOf(deps, input));
+}
+
+async function listOf(deps: Deps, input: ListAttachmentsInput): Promise<ListedAttachments> {
   const { reader, route } = await openReader(deps, input);
   const item = await reader.item(input.item_key);
   if (!item) throw itemNotFound(deps, [input.item_key], route.library);

@@ -32,7 +32,7 @@ export default defineTool({
   description: [
     'Writes to the Zotero cloud library (Web API): for each file, creates a child attachment item (imported_file, content',
     'type detected from the bytes) under parent_item, uploads the file to Zotero storage and checks the MD5 the library',
-    'then reports. path: files on the machine this server runs on (refused on a shared deployment); or content_base64 with',
+    'then reports. path: files on the machine Zoteus runs on (refused on a shared deployment); or content_base64 with',
     'filename (at most 7 MB decoded). A file the server already holds is not sent again (upload: exists). A file that',
     'fails (quota exceeded, upload or registration refused) is listed in failed and its empty attachment item is moved',
     'to the trash. Not idempotent: calling twice attaches twice. Result: succeeded (key, filename, contentType, size,',
@@ -46,7 +46,7 @@ export default defineTool({
     {
       path: ['attach'],
       args: ['parent_item'],
-      flags: { path: 'file' },
+      flags: { path: 'file', content_base64: 'content' },
       summary:
         'Attach files to an item: `zot attach KEY --file PATH… [--title T]` (uploaded to Zotero storage).',
     },
@@ -59,7 +59,7 @@ export default defineTool({
         .min(1)
         .max(50)
         .optional()
-        .describe('Files to attach, on the machine this server runs on.'),
+        .describe('Files to attach, on the machine Zoteus runs on.'),
       content_base64: z
         .string()
         .min(1)

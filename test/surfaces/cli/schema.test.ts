@@ -132,7 +132,7 @@ describe('zot schema', () => {
     expect(r.code).toBe(4);
     expect(r.json().error).toMatchObject({
       code: 'not_found',
-      message: 'No command `zot collection frobnicate`.',
+      message: 'No command `zot collection frobnicate`: did you mean `zot schema collection`?',
     });
   });
 

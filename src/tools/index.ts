@@ -12,6 +12,7 @@ import noteGroup from './notes/group.js';
 import indexGroup from './search/group.js';
 import tagGroup from './tags/group.js';
 import listAnnotations from './annotations/list-annotations.js';
+import createAnnotation from './annotations/create-annotation.js';
 import listCollections from './collections/list-collections.js';
 import manageCollections from './collections/manage-collections.js';
 import evidenceTable from './evidence/evidence-table.js';
@@ -74,6 +75,7 @@ export const tools: readonly AnyTool[] = [
   createNote,
   attachFile,
   listAnnotations,
+  createAnnotation,
   manageTags,
   tagAudit,
   trashItems,

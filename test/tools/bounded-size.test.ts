@@ -30,6 +30,8 @@ import {
   type ItemSpec,
 } from '../support/zotero-sqlite/index.js';
 import { isolatedEnv } from '../surfaces/mcp/harness.js';
+import { makePdf } from '../support/documents/index.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
 
 const KEY = 'Zk3yS3cr3tAbCdEf12345678';
 const ALICE = 1;
@@ -45,6 +47,7 @@ const W = {
   standaloneNote: 'WNTE2345',
   firstNote: 'WNTA2345',
   webParent: 'WPRN2345',
+  webPdf: 'WPDF2345',
   renameTag: 'bulk-renamed-tag',
 };
 
@@ -203,6 +206,17 @@ function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string
   }
   const lib = server.library(`users/${ALICE}`);
   const [parent] = lib.addItems([{ key: W.webParent, title: 'An item with many long notes' }]);
+  lib.addItems([
+    {
+      key: W.webPdf,
+      itemType: 'attachment',
+      parentItem: parent,
+      linkMode: 'imported_file',
+      contentType: 'application/pdf',
+      filename: 'long.pdf',
+      title: 'Long PDF',
+    },
+  ]);
   lib.addItems(
     Array.from({ length: 60 }, (_, i) => ({
       itemType: 'note',
@@ -297,6 +311,8 @@ const VOCABULARY = Array.from({ length: 1000 }, (_, i) => ({
   tier: `tier ${i % 5}`,
 }));
 const TIERS = ['tier 0', 'tier 1', 'tier 2', 'tier 3', 'tier 4'];
+/** A page of 45 long lines, 12 times in W.webPdf: the whole page is a quote found on every page. */
+const LONG_PAGE = Array.from({ length: 45 }, (_, i) => filler(70, 900 + i));
 
 const BIBTEX = Array.from(
   { length: 200 },
@@ -482,6 +498,19 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     zotero_create_note: [
       { world: 'web', args: { parent_item: W.webParent, text: filler(50_000, 4) }, why: 'a long note' },
     ],
+    zotero_create_annotation: [
+      {
+        world: 'web',
+        args: { attachment_key: W.webPdf, quote: LONG_PAGE.join(' '), comment: filler(5_000, 9), page: 12 },
+        why: 'a 45-line highlight with a long comment',
+      },
+      {
+        world: 'web',
+        args: { attachment_key: W.webPdf, quote: LONG_PAGE.join(' ') },
+        why: 'a long quote on 12 pages: the candidates',
+        error: true,
+      },
+    ],
     zotero_attach_file: [
       {
         world: 'web',
@@ -553,18 +582,20 @@ describe('every tool answers within the size bound', () => {
     webItems = web.items;
     all = cases(web);
     desktop = await connect(desktopEnv);
-    webConn = await connect(
-      isolatedEnv({
-        ZOTERO_API_URL: server.url,
-        ZOTERO_API_KEY: KEY,
-        ZOTEUS_LOCAL: 'off',
-        ZOTEUS_ALLOW_DELETE: 'true',
-        // Resolvers that answer at once: every DOI is not found.
-        ZOTEUS_CROSSREF_URL: `${server.url}/crossref`,
-        ZOTEUS_DATACITE_URL: `${server.url}/datacite`,
-        ZOTEUS_ARXIV_URL: `${server.url}/arxiv`,
-      }),
-    );
+    const webEnv = isolatedEnv({
+      ZOTERO_API_URL: server.url,
+      ZOTERO_API_KEY: KEY,
+      ZOTEUS_LOCAL: 'off',
+      ZOTEUS_ALLOW_DELETE: 'true',
+      // Resolvers that answer at once: every DOI is not found.
+      ZOTEUS_CROSSREF_URL: `${server.url}/crossref`,
+      ZOTEUS_DATACITE_URL: `${server.url}/datacite`,
+      ZOTEUS_ARXIV_URL: `${server.url}/arxiv`,
+    });
+    const pdfDir = join(webEnv.ZOTERO_DATA_DIR!, 'storage', W.webPdf);
+    mkdirSync(pdfDir, { recursive: true });
+    writeFileSync(join(pdfDir, 'long.pdf'), makePdf({ pages: Array.from({ length: 12 }, () => LONG_PAGE) }));
+    webConn = await connect(webEnv);
   }, 120_000);
 
   afterAll(async () => {

@@ -148,6 +148,7 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
         : { action: 'add_items', collection_key: SAMPLE_KEYS.user.collections.climate },
   zotero_update_item: () => ({ title: 'x' }),
   zotero_create_note: () => ({ text: 'x' }),
+  zotero_create_annotation: () => ({ quote: 'x' }),
   zotero_trash_items: () => ({}),
   zotero_delete_items: () => ({ confirm: true }),
   zotero_manage_tags: () => ({ action: 'add_items', tag: 'x' }),

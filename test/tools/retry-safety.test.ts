@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../src/core/tool.js';
 import { tools } from '../../src/tools/index.js';
 import { KEY, startWorld, type World } from '../core/library/world.js';
+import { makePdf } from '../support/documents/index.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy.js';
 import { connect } from '../surfaces/mcp/harness.js';
 
@@ -59,6 +60,32 @@ const CASES: Record<string, Case> = {
         (i) => i.itemType === 'note' && i.parentItem === args.parent_item,
       );
       expect(notes).toHaveLength(1);
+    },
+  },
+  zotero_create_annotation: {
+    // The PDF is in this computer's storage folder; the annotation is created once.
+    seed: (world) => {
+      const [parent] = lib(world).addItems([{ title: 'Annotation parent' }]);
+      const [pdf] = lib(world).addItems([
+        {
+          itemType: 'attachment',
+          parentItem: parent,
+          linkMode: 'imported_file',
+          contentType: 'application/pdf',
+          filename: 'swept.pdf',
+        },
+      ]);
+      const dir = join(world.box.dir, 'Zotero', 'storage', pdf!);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'swept.pdf'), makePdf({ pages: [['Swept highlight text']] }));
+      return { attachment_key: pdf, quote: 'highlight text' };
+    },
+    check(world, args) {
+      const made = [...lib(world).items.values()].filter(
+        (i) => i.itemType === 'annotation' && i.parentItem === args.attachment_key,
+      );
+      expect(made).toHaveLength(1);
+      expect(made[0]).toMatchObject({ annotationText: 'highlight text', annotationPageLabel: '1' });
     },
   },
   zotero_import: {

@@ -1,0 +1,82 @@
+/** `zotero_create_annotation` / `zot annotation add KEY --quote TEXT`: a highlight of a quoted passage of a PDF. */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { libraryParams, zoteroKey } from '../shared/params.js';
+
+const RECT = z.array(z.number()).length(4);
+
+export default defineTool({
+  name: 'zotero_create_annotation',
+  title: 'Highlight a quoted passage of a PDF',
+  summary: 'Create a highlight annotation on a PDF attachment where a quoted passage is.',
+  description: [
+    'Writes to the Zotero cloud library (Web API): creates one highlight annotation on a PDF attachment, drawn where',
+    'Zotero’s reader would draw it over quote. The PDF is read from this computer (the Zotero desktop app’s storage',
+    'folder); a file only in the cloud is not_found (downloading it is not supported yet). quote must be the passage as',
+    'it reads in the PDF (spaces, line breaks and hyphens are ignored): a quote not in the text layer is a',
+    'validation_error, and so is a quote that occurs more than once, listing each (page and context) unless page (the',
+    '1-based page of the PDF) picks one. comment is stored with it; color is #rrggbb (default #ffd400, Zotero’s yellow).',
+    'Retrying with the same idempotency_key never creates it twice. Result: key of the new annotation, attachmentKey,',
+    'text, color, pageIndex (0-based), pageLabel, rects ([x1,y1,x2,y2] per line, PDF points from the bottom-left),',
+    'sortIndex, libraryVersion.',
+  ].join(' '),
+  tier: 'write',
+  openWorld: true,
+  needsKey: true,
+  since: '0.2.0',
+  cli: [
+    {
+      path: ['annotation', 'add'],
+      args: ['attachment_key'],
+      summary: 'Highlight a quoted passage of a PDF attachment: `zot annotation add KEY --quote TEXT`.',
+    },
+  ],
+  input: z
+    .object({
+      attachment_key: zoteroKey('attachment_key').describe('Key of the PDF attachment, e.g. "ABCD2345".'),
+      quote: z.string().min(1).max(7500).describe('The passage to highlight, as it reads in the PDF.'),
+      comment: z.string().max(10_000).optional().describe('A comment stored with the highlight.'),
+      color: z
+        .string()
+        .regex(/^#[0-9a-fA-F]{6}$/, 'color must be #rrggbb')
+        .optional()
+        .describe('Highlight colour, #rrggbb (default #ffd400).'),
+      page: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(
+          'The 1-based page of the PDF whose occurrence to highlight, when the quote occurs more than once.',
+        ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    key: z.string().describe('Key of the new annotation.'),
+    attachmentKey: z.string().describe('The PDF attachment it is on.'),
+    text: z.string().describe('The highlighted text as it reads on the page.'),
+    color: z.string().describe('#rrggbb.'),
+    pageIndex: z.number().int().describe('0-based page of the PDF.'),
+    pageLabel: z.string().describe('The page’s label.'),
+    rects: z.array(RECT).describe('One rect per line, [x1,y1,x2,y2] in PDF points from the bottom-left.'),
+    sortIndex: z.string().describe('Zotero’s reading-order key (page|offset|top).'),
+    libraryVersion: z.number().int().optional(),
+  }),
+  summarize: (out) =>
+    `Highlighted “${out.text.length > 80 ? `${out.text.slice(0, 80)}…` : out.text}” on page ${out.pageIndex + 1} of ${out.attachmentKey}: annotation ${out.key}.`,
+  next: (out) => [`zot annotation list ${out.attachmentKey}`],
+  plan(input) {
+    return {
+      attachment_key: input.attachment_key,
+      quote: input.quote.length > 500 ? `${input.quote.slice(0, 500)}…` : input.quote,
+      color: (input.color ?? '#ffd400').toLowerCase(),
+      ...(input.comment !== undefined ? { comment: input.comment } : {}),
+      ...(input.page !== undefined ? { page: input.page } : {}),
+    };
+  },
+  async run(input, deps) {
+    const { createAnnotation } = await import('../../core/annotations/create.js');
+    return createAnnotation(deps, input);
+  },
+});

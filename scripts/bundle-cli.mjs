@@ -11,6 +11,7 @@
  * bundled code); ES-module and heavy packages stay outside. Derived, never edited.
  */
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -48,6 +49,10 @@ const bundle = await rolldown({
   ],
   logLevel: 'warn',
 });
+// citeproc-js is CPAL-1.0 or AGPL: its copyright and licence notice travels with its code.
+const require = createRequire(import.meta.url);
+const citeprocFile = require.resolve('citeproc');
+const citeprocNotice = /^\/\*[\s\S]*?\*\//.exec(readFileSync(citeprocFile, 'utf8'))?.[0] ?? '';
 const { output } = await bundle.write({
   dir: out,
   format: 'cjs',
@@ -57,6 +62,12 @@ const { output } = await bundle.write({
   chunkFileNames: 'chunks/[name]-[hash].js',
 });
 await bundle.close();
+// (rolldown's `banner` reaches entry chunks only: the notice is put in front of its chunk here.)
+for (const chunk of output) {
+  if (chunk.type !== 'chunk' || !citeprocNotice || !chunk.moduleIds.includes(citeprocFile)) continue;
+  const file = join(out, chunk.fileName);
+  writeFileSync(file, `${citeprocNotice}\n${readFileSync(file, 'utf8')}`);
+}
 
 // `import * as z from 'zod'` with only `z.x` uses lets the bundler drop what is unused; one use
 // of the namespace as a value (or a dynamic `import('zod')`) keeps all of zod, its 50 message

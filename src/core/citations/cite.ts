@@ -9,8 +9,7 @@ import { ZoteusError } from '../errors.js';
 import type { FailedEntry } from '../zotero/types.js';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, openReader, type Answered } from '../items/read/common.js';
-import { keyedEntries, nothingUsable } from '../items/read/entries.js';
-import { ZOTERO_KEY_RE } from '../items/common.js';
+import { keyedEntries, nothingUsable, readKeyedEntries } from '../items/read/entries.js';
 import { localSchema } from '../items/schema.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
@@ -102,11 +101,14 @@ export function byKeyEntries<T extends WebApiItem>(
   found: readonly T[],
   library: string,
 ): { items: T[]; failed: FailedEntry[] } {
-  return keyedEntries(keys, found, library, (item) => {
-    if (!NOT_CITABLE.has(String(item.data.itemType))) return undefined;
-    const parent = typeof item.data.parentItem === 'string' ? ` (its parent is ${item.data.parentItem})` : '';
-    return `${item.key} is a ${String(item.data.itemType)}, not a work to cite${parent}.`;
-  });
+  return keyedEntries(keys, found, library, notCitable);
+}
+
+/** Why an item cannot be cited (a note, an attachment, an annotation), or undefined. */
+function notCitable(item: WebApiItem): string | undefined {
+  if (!NOT_CITABLE.has(String(item.data.itemType))) return undefined;
+  const parent = typeof item.data.parentItem === 'string' ? ` (its parent is ${item.data.parentItem})` : '';
+  return `${item.key} is a ${String(item.data.itemType)}, not a work to cite${parent}.`;
 }
 
 /** The items to format: by key (each missing one a failed entry), or a page of a listing. */
@@ -117,12 +119,7 @@ async function itemsOf(
   library: string,
 ): Promise<Source> {
   if (keys.length > 0) {
-    const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
-    const found =
-      wellFormed.length === 0
-        ? []
-        : (await reader.items({ keys: wellFormed, limit: wellFormed.length, includeTrashed: true })).items;
-    const { items, failed } = byKeyEntries(keys, found, library);
+    const { items, failed } = await readKeyedEntries(reader, keys, library, notCitable);
     return { items, listed: items, failed };
   }
   const start = input.start ?? 0;

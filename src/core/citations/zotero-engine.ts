@@ -15,11 +15,10 @@ import { isZoteusError, ZoteusError } from '../errors.js';
 import { paramRef, onlyOn } from '../call/refs.js';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, type OpenedLibrary } from '../items/read/common.js';
-import { ZOTERO_KEY_RE } from '../items/common.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import { zoteroApiOf, type ZoteroApi } from '../library/readers/web.js';
-import { nothingUsable } from '../items/read/entries.js';
+import { askableKeys, nothingUsable } from '../items/read/entries.js';
 import { ENABLE_LOCAL_API_HINT } from '../local/local-api.js';
 import type { Deps } from '../tool.js';
 import { BATCH_SIZE, chunk, PAGE_LIMIT, type Query, type ZoteroResponse } from '../zotero/index.js';
@@ -170,7 +169,7 @@ async function renderedItems(
   library: string,
 ): Promise<Source> {
   if (keys.length > 0) {
-    const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
+    const wellFormed = askableKeys(keys);
     const responses = await Promise.all(
       chunk(wellFormed, BATCH_SIZE).map((part) =>
         api.listItems({ keys: part, includeTrashed: true, limit: part.length }, output),

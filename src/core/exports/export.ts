@@ -9,8 +9,7 @@ import { ZoteusError } from '../errors.js';
 import type { FailedEntry } from '../zotero/types.js';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, openReader, type Answered } from '../items/read/common.js';
-import { keyedEntries, nothingUsable } from '../items/read/entries.js';
-import { ZOTERO_KEY_RE } from '../items/common.js';
+import { nothingUsable, readKeyedEntries } from '../items/read/entries.js';
 import { localSchema, type ItemSchema } from '../items/schema.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { LibraryReader, WebApiItem } from '../library/port.js';
@@ -125,12 +124,7 @@ export async function itemsByKey(
   keys: readonly string[],
   library: string,
 ): Promise<{ items: WebApiItem[]; failed: FailedEntry[] }> {
-  const wellFormed = [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
-  const found =
-    wellFormed.length === 0
-      ? []
-      : (await reader.items({ keys: wellFormed, limit: wellFormed.length, includeTrashed: true })).items;
-  return keyedEntries(keys, found, library, (item) =>
+  return readKeyedEntries(reader, keys, library, (item) =>
     isExportable(item)
       ? undefined
       : `${item.key} is a ${String(item.data.itemType)}, which has no entry of its own.`,

@@ -4,7 +4,8 @@
  * of every read's not_found; a batch where every key failed is the not_found of a read, saying
  * which other library of this computer holds the keys when one does.
  */
-import type { WebApiItem } from '../../library/port.js';
+import type { LibraryReader, WebApiItem } from '../../library/port.js';
+import { ZOTERO_KEY_RE } from '../common.js';
 import type { Deps } from '../../tool.js';
 import { failedEntry } from '../../zotero/errors.js';
 import type { FailedEntry } from '../../zotero/types.js';
@@ -36,6 +37,29 @@ export function keyedEntries<T extends WebApiItem>(
     }
   });
   return { items, failed };
+}
+
+/** The keys that can name an item (Zotero's key form), once each: what a batch asks the library for. */
+export function askableKeys(keys: readonly string[]): string[] {
+  return [...new Set(keys.filter((k) => ZOTERO_KEY_RE.test(k)))];
+}
+
+/**
+ * `keyedEntries` over the items a reader holds for `keys` (trashed ones too: an item in the
+ * trash still exists), read in one listing (the reader batches it).
+ */
+export async function readKeyedEntries(
+  reader: LibraryReader,
+  keys: readonly string[],
+  library: string,
+  unusable: (item: WebApiItem) => string | undefined,
+): Promise<{ items: WebApiItem[]; failed: FailedEntry[] }> {
+  const asked = askableKeys(keys);
+  const found =
+    asked.length === 0
+      ? []
+      : (await reader.items({ keys: asked, limit: asked.length, includeTrashed: true })).items;
+  return keyedEntries(keys, found, library, unusable);
 }
 
 /**

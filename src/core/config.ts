@@ -60,6 +60,17 @@ export interface Config {
   /** Metadata resolvers of `zot add` (base URLs without a trailing slash). */
   resolvers: { crossref: string; datacite: string; arxiv: string; mailto: string | undefined };
   /**
+   * Metadata services of the checks (core/metadata/): OpenAlex and Semantic Scholar base URLs
+   * (no trailing slash) and their optional keys, kept out of `resolvers` (which `zot config show`
+   * prints) because they are secrets.
+   */
+  metadata: {
+    openalex: string;
+    openalexKey: string | undefined;
+    semanticScholar: string;
+    semanticScholarKey: string | undefined;
+  };
+  /**
    * Citations: the default style (an id or a .csl path, ZOTEUS_CITATION_STYLE), and where styles
    * and locales not available offline are downloaded from (base URLs without a trailing slash).
    */
@@ -185,6 +196,22 @@ export const ENV_VARS = [
   },
   { name: 'ZOTEUS_ARXIV_URL', default: 'https://export.arxiv.org/api', help: 'arXiv API (arXiv ids).' },
   { name: 'ZOTEUS_CROSSREF_MAILTO', default: '(none)', help: "E-mail address for Crossref's polite pool." },
+  { name: 'ZOTEUS_OPENALEX_URL', default: 'https://api.openalex.org', help: 'OpenAlex API (works by DOI).' },
+  {
+    name: 'ZOTEUS_OPENALEX_API_KEY',
+    default: '(none)',
+    help: 'OpenAlex API key; without one OpenAlex is not asked (the result says so).',
+  },
+  {
+    name: 'ZOTEUS_SEMANTIC_SCHOLAR_URL',
+    default: 'https://api.semanticscholar.org/graph/v1',
+    help: 'Semantic Scholar Graph API.',
+  },
+  {
+    name: 'ZOTEUS_SEMANTIC_SCHOLAR_API_KEY',
+    default: '(none)',
+    help: 'Semantic Scholar API key (x-api-key); optional.',
+  },
   {
     name: 'ZOTEUS_CITATION_STYLE',
     default: 'apa',
@@ -546,6 +573,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     timeoutMs: parseInt10('ZOTEUS_TIMEOUT_MS', env.ZOTEUS_TIMEOUT_MS, 30_000, 1),
     noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '',
     resolvers: parseResolvers(env),
+    metadata: parseMetadata(env),
     citations: parseCitations(env),
     sources,
   };
@@ -601,6 +629,27 @@ function parseResolvers(env: Env): Config['resolvers'] {
     datacite: url('ZOTEUS_DATACITE_URL', 'https://api.datacite.org'),
     arxiv: url('ZOTEUS_ARXIV_URL', 'https://export.arxiv.org/api'),
     mailto,
+  };
+}
+
+/** Longest OpenAlex or Semantic Scholar key accepted. */
+const SERVICE_KEY_MAX = 256;
+
+function parseMetadata(env: Env): Config['metadata'] {
+  const url = (name: string, fallback: string) => {
+    const value = env[name]?.trim();
+    return parseApiUrl(name, value ? value : fallback);
+  };
+  const key = (name: string) => {
+    const value = env[name]?.trim() || undefined;
+    if (value !== undefined) checkSecret(name, name, value, SERVICE_KEY_MAX);
+    return value;
+  };
+  return {
+    openalex: url('ZOTEUS_OPENALEX_URL', 'https://api.openalex.org'),
+    openalexKey: key('ZOTEUS_OPENALEX_API_KEY'),
+    semanticScholar: url('ZOTEUS_SEMANTIC_SCHOLAR_URL', 'https://api.semanticscholar.org/graph/v1'),
+    semanticScholarKey: key('ZOTEUS_SEMANTIC_SCHOLAR_API_KEY'),
   };
 }
 

@@ -148,6 +148,11 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   openWorld: boolean;
   /** Calling twice with the same input has no further effect. Defaults: read → true, else false. */
   idempotent?: boolean;
+  /**
+   * Tools that preview unless asked to apply: the tier of this call (a preview is a `read`, so
+   * read-only mode allows it and nobody is asked to confirm it). Defaults to `tier`.
+   */
+  callTier?(input: z.infer<I>): Tier;
   /** For write tools that only touch local files: `WRITES FILES` instead of `MUTATES LIBRARY`. */
   writesFilesOnly?: boolean;
   /** Whether the call needs an API key (checked by the surface before the work: `auth_missing`). */

@@ -49,9 +49,6 @@ export interface ToolRunContext {
 
 export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   const { tool, command, controls, config, writer, clock, requestId, startedAt, node } = ctx;
-  const tier = node.tier ?? tool.tier;
-  const mutating = tier !== 'read';
-  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
   const scope = command.path.join(' ');
   const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
 
@@ -60,6 +57,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     command,
     await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin),
   );
+  const tier = tool.callTier?.(input as never) ?? node.tier ?? tool.tier;
+  const mutating = tier !== 'read';
+  const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);
   const idemKey = controls.idempotency_key;
   if (idemKey !== undefined && (idemKey.length === 0 || idemKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
     throw new ZoteusError(

@@ -94,7 +94,7 @@ export async function callTool(
     };
     return await runCall<CallToolResult>({
       tool,
-      tier: tool.tier,
+      tier: tool.callTier?.(input as never) ?? tool.tier,
       label: tool.name,
       config: deps.config,
       input,

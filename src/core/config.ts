@@ -58,7 +58,15 @@ export interface Config {
   timeoutMs: number;
   noColor: boolean;
   /** Metadata resolvers of `zot add` (base URLs without a trailing slash). */
-  resolvers: { crossref: string; datacite: string; arxiv: string; mailto: string | undefined };
+  resolvers: {
+    crossref: string;
+    datacite: string;
+    arxiv: string;
+    mailto: string | undefined;
+    /** Open Library (ISBNs), and the Library of Congress's SRU catalogue when it has nothing. */
+    openlibrary: string;
+    loc: string;
+  };
   /**
    * Metadata services of the checks (core/metadata/): OpenAlex and Semantic Scholar base URLs
    * (no trailing slash) and their optional keys, kept out of `resolvers` (which `zot config show`
@@ -196,6 +204,16 @@ export const ENV_VARS = [
   },
   { name: 'ZOTEUS_ARXIV_URL', default: 'https://export.arxiv.org/api', help: 'arXiv API (arXiv ids).' },
   { name: 'ZOTEUS_CROSSREF_MAILTO', default: '(none)', help: "E-mail address for Crossref's polite pool." },
+  {
+    name: 'ZOTEUS_OPENLIBRARY_URL',
+    default: 'https://openlibrary.org',
+    help: 'Open Library (ISBNs: its books API).',
+  },
+  {
+    name: 'ZOTEUS_LOC_URL',
+    default: 'http://lx2.loc.gov:210/lcdb',
+    help: 'Library of Congress catalogue, SRU (ISBNs Open Library does not know).',
+  },
   { name: 'ZOTEUS_OPENALEX_URL', default: 'https://api.openalex.org', help: 'OpenAlex API (works by DOI).' },
   {
     name: 'ZOTEUS_OPENALEX_API_KEY',
@@ -629,6 +647,8 @@ function parseResolvers(env: Env): Config['resolvers'] {
     datacite: url('ZOTEUS_DATACITE_URL', 'https://api.datacite.org'),
     arxiv: url('ZOTEUS_ARXIV_URL', 'https://export.arxiv.org/api'),
     mailto,
+    openlibrary: url('ZOTEUS_OPENLIBRARY_URL', 'https://openlibrary.org'),
+    loc: url('ZOTEUS_LOC_URL', 'http://lx2.loc.gov:210/lcdb'),
   };
 }
 

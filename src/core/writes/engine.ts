@@ -16,6 +16,17 @@ import { failedEntry, reasonForCode } from '../zotero/index.js';
 
 export const DEFAULT_MAX_ROUNDS = 3;
 
+/**
+ * Thrown by an `apply` that will not change this object (someone changed what the change
+ * depends on): the object fails as a `conflict` with this message and nothing is sent for it.
+ */
+export class RefusedChange extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedChange';
+  }
+}
+
 export type ObjectData = Record<string, unknown>;
 
 export interface SetChangeInput<D extends ObjectData = ObjectData> {
@@ -25,7 +36,8 @@ export interface SetChangeInput<D extends ObjectData = ObjectData> {
   keys: readonly string[];
   /**
    * Pure: the object's data with the change applied, or null when it is already in the wanted
-   * state. It gets a copy, and is applied again to fresh data after a conflict.
+   * state. It gets a copy, and is applied again to fresh data after a conflict. It throws
+   * `RefusedChange` to leave the object untouched as a conflict.
    */
   apply: (data: D) => D | null;
   /** Read-apply-write rounds in all, the first included (default 3). */
@@ -108,7 +120,14 @@ export async function applySetChange<D extends ObjectData = ObjectData>(
     const writes: ObjectData[] = [];
     for (const object of read.objects) {
       const data = (object.data ?? {}) as D;
-      const next = input.apply(structuredClone(data));
+      let next: D | null;
+      try {
+        next = input.apply(structuredClone(data));
+      } catch (error) {
+        if (!(error instanceof RefusedChange)) throw error;
+        fail(object.key, 409, error.message, 'conflict');
+        continue;
+      }
       const changes = next === null ? {} : changedFields(data, next);
       if (Object.keys(changes).length === 0) {
         // A write whose answer was lost landed if the object moved on and is now as wanted.

@@ -4,6 +4,7 @@ export {
   changedFields,
   DEFAULT_MAX_ROUNDS,
   outcomeUnknown,
+  RefusedChange,
   type ObjectData,
   type SetChangeInput,
   type SetChangeResult,

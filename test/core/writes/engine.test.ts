@@ -221,3 +221,36 @@ describe('applySetChange: tags', () => {
     expect(lib.items.get(keys[1] as string)?.tags).toEqual([]);
   });
 });
+
+describe('applySetChange: a change refused by apply', () => {
+  it('fails that object as a conflict, sends nothing for it, and writes the others', async () => {
+    const lib = h.server.library(LIB);
+    const [kept, changed] = lib.addItems([{ title: 'kept' }, { title: 'changed' }]) as [string, string];
+    const versionBefore = lib.items.get(kept)?.version;
+    h.server.clearLog();
+    const { RefusedChange } = await import('../../../src/core/writes/index.js');
+    const result = await applySetChange(h.client, {
+      library: LIB,
+      kind: 'items',
+      keys: [kept, changed],
+      apply: (data) => {
+        if (data.title === 'kept') throw new RefusedChange('Item kept was edited since the preview.');
+        return { ...data, volume: '12' };
+      },
+    });
+    expect(result.succeeded).toEqual([changed]);
+    expect(result.failed).toEqual([
+      {
+        index: 0,
+        key: kept,
+        code: 409,
+        message: 'Item kept was edited since the preview.',
+        reason: 'conflict',
+        retryable: false,
+      },
+    ]);
+    expect(lib.items.get(kept)?.version).toBe(versionBefore);
+    const body = h.server.log.find((e) => e.method === 'POST')?.body as Array<Record<string, unknown>>;
+    expect(body.map((o) => o.key)).toEqual([changed]);
+  });
+});

@@ -5,12 +5,14 @@
  * storage URL on this server (`/storage/upload/<uploadKey>`, no Zotero key needed, as on S3),
  * as `prefix` + file + `suffix`, which the server streams through an MD5 and never buffers.
  * `exists` when the server already holds those bytes, `412`, `413` with a per-library quota,
- * group `fileEditing`, and fault injection (a failed registration, a wrong stored md5).
+ * group `fileEditing`, and fault injection (a failed registration, a wrong stored md5, a
+ * connection reset after the first N bytes of a storage upload).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError, send, type Ctx } from './http.js';
 import type { Library, ServerState } from './state.js';
+import type { TestLibrary } from './types.js';
 
 export const STORAGE_PREFIX = '/storage/upload/';
 
@@ -50,6 +52,13 @@ export interface FileStore {
   failRegistration(o?: { status?: number; body?: string; times?: number }): void;
   /** The next `times` registrations store a wrong md5 (a corrupted copy). */
   corruptStoredMd5(times?: number): void;
+  /**
+   * The next `times` storage uploads have their connection reset (a TCP RST) once `bytes` of
+   * the body arrived: the upload key stays unused, nothing is stored.
+   */
+  resetUploadAfter(bytes: number, times?: number): void;
+  /** A file already stored for an attachment item: the item gets its md5, mtime and filename. */
+  seedFile(library: TestLibrary, itemKey: string, file: StoredFile): void;
   /** Bytes of the storage upload bodies received so far (prefix and suffix included). */
   readonly bytesReceived: number;
 }
@@ -61,6 +70,7 @@ export class Uploads implements FileStore {
   private readonly quotas = new Map<string, number>();
   private registrationFaults: Array<{ status: number; body: string }> = [];
   private corrupt = 0;
+  private resets: number[] = [];
   bytesReceived = 0;
 
   setQuota(library: string, mb: number | undefined): void {
@@ -80,6 +90,17 @@ export class Uploads implements FileStore {
 
   corruptStoredMd5(times = 1): void {
     this.corrupt += times;
+  }
+
+  resetUploadAfter(bytes: number, times = 1): void {
+    for (let i = 0; i < times; i++) this.resets.push(bytes);
+  }
+
+  seedFile(library: TestLibrary, itemKey: string, file: StoredFile): void {
+    // The server's own library object (`server.library(prefix)`), typed for tests.
+    const lib = library as Library;
+    if (!lib.items.has(itemKey)) throw new Error(`No item ${itemKey} in ${lib.prefix}`);
+    this.store(lib, itemKey, file);
   }
 
   private usageMb(library: string): number {
@@ -228,11 +249,23 @@ export class Uploads implements FileStore {
     const head: Buffer[] = [];
     const tail: Buffer[] = [];
     let offset = 0;
+    const resetAt = this.resets.shift();
+    let reset = false;
     await new Promise<void>((resolve, reject) => {
       req.on('data', (chunk: Buffer) => {
+        if (reset) return;
         const from = offset;
         offset += chunk.length;
         this.bytesReceived += chunk.length;
+        if (resetAt !== undefined && offset >= resetAt) {
+          // A connection lost mid-upload: a TCP RST, so the client sees ECONNRESET.
+          reset = true;
+          ctx.entry.status = 0;
+          ctx.entry.fault = 'reset';
+          req.socket.resetAndDestroy();
+          resolve();
+          return;
+        }
         if (from < start) head.push(chunk.subarray(0, Math.min(chunk.length, start - from)));
         const a = Math.max(from, start);
         const b = Math.min(offset, end);
@@ -240,8 +273,9 @@ export class Uploads implements FileStore {
         if (offset > end) tail.push(chunk.subarray(Math.max(0, end - from)));
       });
       req.on('end', resolve);
-      req.on('error', reject);
+      req.on('error', (error) => (reset ? resolve() : reject(error)));
     });
+    if (reset) return;
     if (!Buffer.concat(head).equals(prefix) || !Buffer.concat(tail).equals(suffix)) {
       send(ctx, 400, 'MalformedPOSTRequest: the body is not prefix + file + suffix');
       return;

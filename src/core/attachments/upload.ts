@@ -7,6 +7,13 @@
  * the item back and compare its md5. `exists` skips the upload. A file that fails after its
  * item was created has the item moved to the trash (conventions.md allows it for an object the
  * same request created), or its key reported when even that fails.
+ *
+ * When `parent_item` is itself a stored-file attachment (`imported_file`, `imported_url`), its
+ * one file is uploaded as a new version of that attachment instead: `If-Match` with the stored
+ * md5, registration, the md5 read back, then its filename, title and content type brought in
+ * line. The same bytes as stored are `exists` with nothing sent; a `412` (another version stored
+ * meanwhile) is re-read and reported, never overwritten; no item is created and, on a failure,
+ * none is trashed: the previous version stays.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
@@ -62,6 +69,10 @@ export interface AttachedFile {
   md5: string;
   /** `uploaded`: the bytes were sent; `exists`: the server already had them. */
   upload: 'uploaded' | 'exists';
+  /** `new`: a new version of the attachment `key` (parent_item was that attachment). */
+  version?: 'new';
+  /** The md5 of the version this one replaced (a new version; absent when it had no file). */
+  previousMd5?: string;
 }
 
 export interface FailedFile {
@@ -238,7 +249,15 @@ export function planAttach(deps: Pick<Deps, 'fileRoot'>, input: AttachFileInput)
       closeSync(fd);
     }
   }
-  return { parent_item: input.parent_item, files };
+  const k = input.parent_item;
+  return {
+    parent_item: k,
+    target:
+      files.length === 1
+        ? `A new attachment item under ${k}; or, if ${k} is itself a stored-file attachment, a new version of attachment ${k} (its previous file replaced, no item created). A dry run reads no library, so which one is decided when it runs.`
+        : `${files.length} new attachment items under ${k} (refused if ${k} is itself an attachment: a new version of attachment ${k} takes exactly one file).`,
+    files,
+  };
 }
 
 function planned(
@@ -286,6 +305,8 @@ export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<A
   const call = client.newCall();
   const lib = await openWebLibrary(deps, input, { access: 'write', call });
   if (lib.ref.type === 'group') await checkGroupFileEditing(lib, call);
+  const target = await readTarget(lib, input.parent_item, call);
+  if (target.data.itemType === 'attachment') return attachNewVersion(deps, lib, input, target, list, call);
 
   const created = await createItems(deps, lib, input, list, call);
   const out: AttachFileOutput = { parentItem: input.parent_item, succeeded: [], failed: [] };
@@ -355,6 +376,168 @@ export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<A
   out.failed.sort((a, b) => a.index - b.index);
   if (libraryVersion !== undefined) out.libraryVersion = libraryVersion;
   return out;
+}
+
+/** Attachments whose file lives in Zotero storage: the ones a new version can be uploaded to. */
+const NEW_VERSION_MODES: ReadonlySet<string> = new Set(['imported_file', 'imported_url']);
+
+/** The item named as `parent_item`: a regular item gets new attachments, an attachment a new version. */
+async function readTarget(lib: WebLibrary, key: string, call: CallContext): Promise<ZoteroObject> {
+  const item = (await lib.client.getByKeys(lib.prefix, 'items', [key], { call })).byKey.get(key);
+  if (!item) {
+    throw new ZoteusError(
+      'not_found',
+      `The parent item ${key} does not exist in library ${lib.prefix}: nothing was attached.`,
+      { field: 'parent_item' },
+    );
+  }
+  const type = item.data.itemType;
+  if (type === 'note' || type === 'annotation') {
+    throw new ZoteusError(
+      'validation_error',
+      `${key} is ${type === 'note' ? 'a note' : 'an annotation'}: files are attached to a regular item, or uploaded as a new version of a stored-file attachment.`,
+      { field: 'parent_item' },
+    );
+  }
+  return item;
+}
+
+/**
+ * One file as a new version of the attachment `target`: uploaded with `If-Match` (its stored
+ * md5), registered, read back, then its filename, title and content type brought in line. The
+ * same bytes as stored are `exists` with nothing uploaded. Nothing is created, nothing trashed.
+ */
+async function attachNewVersion(
+  deps: Deps,
+  lib: WebLibrary,
+  input: AttachFileInput,
+  target: ZoteroObject,
+  list: readonly Source[],
+  call: CallContext,
+): Promise<AttachFileOutput> {
+  const key = target.key;
+  const data = target.data;
+  const linkMode = typeof data.linkMode === 'string' ? data.linkMode : '';
+  const parent = typeof data.parentItem === 'string' && data.parentItem ? data.parentItem : undefined;
+  const beside = parent ? ` To add files beside it, attach them to its parent item ${parent}.` : '';
+  if (!NEW_VERSION_MODES.has(linkMode)) {
+    const what =
+      linkMode === 'linked_file'
+        ? 'a linked file (the file stays where it is on a computer, outside Zotero storage)'
+        : linkMode === 'linked_url'
+          ? 'a link to a web page (it has no file)'
+          : linkMode === 'embedded_image'
+            ? 'an image embedded in a note'
+            : `an attachment of link mode '${linkMode}'`;
+    throw new ZoteusError(
+      'validation_error',
+      `${key} is ${what}: only a file stored in Zotero (imported_file, imported_url) can get a new version.${beside}`,
+      { field: 'parent_item' },
+    );
+  }
+  if (list.length !== 1) {
+    throw new ZoteusError(
+      'validation_error',
+      `${key} is an attachment, so the file becomes a new version of it: give exactly one file, not ${list.length}.${beside}`,
+      { field: 'path' },
+    );
+  }
+  const s = list[0] as Source;
+  const previous = storedMd5(target);
+  const out: AttachFileOutput = { parentItem: input.parent_item, succeeded: [], failed: [] };
+  let upload: 'uploaded' | 'exists' = 'exists';
+  let item = target;
+  let registered = false;
+  try {
+    if (previous !== s.md5) {
+      upload = await uploadOne(deps, lib, key, s, call, 0, 1, previous ?? null);
+      registered = true;
+      item = await readItem(lib, key, call);
+      if (storedMd5(item) !== s.md5) {
+        throw new StepError(
+          0,
+          'api_error',
+          `After the upload the library reports md5 ${storedMd5(item) ?? 'none'} for ${key}, not the file's ${s.md5}: the stored file is not this file.`,
+        );
+      }
+    }
+    item = await alignMetadata(lib, target, item, input, s, call);
+  } catch (error) {
+    const e = stepError(error);
+    const kept =
+      registered || e.reason === 'conflict'
+        ? ''
+        : ` The attachment ${key} keeps its previous ${previous ? `version (md5 ${previous})` : 'state (no file)'}; nothing was trashed.`;
+    out.failed.push({
+      index: 0,
+      file: s.file,
+      key,
+      code: e.code,
+      reason: e.reason,
+      message: e.message + kept,
+    });
+    if (item.version > target.version) out.libraryVersion = item.version;
+    return out;
+  }
+  out.succeeded.push({
+    file: s.file,
+    key,
+    filename: s.filename,
+    title: typeof item.data.title === 'string' ? item.data.title : s.filename,
+    contentType: s.contentType,
+    size: s.size,
+    md5: s.md5,
+    upload,
+    version: 'new',
+    ...(previous ? { previousMd5: previous } : {}),
+  });
+  // Only a write moved the library on; the same bytes with nothing to change sent nothing.
+  if (item.version > target.version) out.libraryVersion = item.version;
+  return out;
+}
+
+/**
+ * A new version's filename, title and content type: the file's name and detected type; the
+ * title follows the new name when it was the old name (Zotero's default), stays when it was a
+ * title of its own, and is `title` when one was given. One PATCH when anything differs.
+ */
+async function alignMetadata(
+  lib: WebLibrary,
+  before: ZoteroObject,
+  item: ZoteroObject,
+  input: AttachFileInput,
+  s: Source,
+  call: CallContext,
+): Promise<ZoteroObject> {
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const oldTitle = text(before.data.title);
+  const title =
+    input.title ?? (oldTitle === '' || oldTitle === text(before.data.filename) ? s.filename : oldTitle);
+  const change: Record<string, unknown> = {};
+  if (text(item.data.filename) !== s.filename) change.filename = s.filename;
+  if (text(item.data.title) !== title) change.title = title;
+  if (text(item.data.contentType) !== s.contentType) change.contentType = s.contentType;
+  if (Object.keys(change).length === 0) return item;
+  const patch = (version: number) =>
+    lib.client.patch(lib.prefix, 'items', item.key, change, version, { call });
+  let version: number | undefined;
+  try {
+    try {
+      ({ version } = await patch(item.version));
+    } catch (error) {
+      if (toZoteusError(error).status !== 412) throw error;
+      ({ version } = await patch((await readItem(lib, item.key, call)).version));
+    }
+  } catch (error) {
+    const err = toZoteusError(error);
+    const landed = storedMd5(item) === s.md5 && storedMd5(before) !== s.md5;
+    throw new StepError(
+      err.status ?? 0,
+      err.code,
+      `${landed ? `The new version of ${item.key} is stored (md5 ${s.md5}), but its` : `The attachment ${item.key}'s`} ${Object.keys(change).join(', ')} could not be updated: ${err.message}`,
+    );
+  }
+  return { ...item, version: version ?? item.version, data: { ...item.data, ...change } };
 }
 
 /** Generations of keys one file may use: a later one when an earlier attempt's item is in the trash. */
@@ -522,7 +705,13 @@ async function trash(
   }
 }
 
-/** Authorization, upload and registration of one file; `exists` when the server had the bytes. */
+/**
+ * Authorization, upload and registration of one file; `exists` when the server had the bytes.
+ * `replacing`: undefined for the file of an item this call created (`If-None-Match: *`; a `412`
+ * there is an earlier attempt's file, re-read and taken over); for a new version, the md5 it
+ * replaces (`If-Match`), or null when the attachment had no file yet. A new version's `412` is
+ * another version stored meanwhile: re-read and reported, never overwritten.
+ */
 async function uploadOne(
   deps: Deps,
   lib: WebLibrary,
@@ -531,9 +720,12 @@ async function uploadOne(
   call: CallContext,
   index: number,
   total: number,
+  replacing?: string | null,
 ): Promise<'uploaded' | 'exists'> {
   const path = `/${lib.prefix}/items/${key}/file`;
-  let precondition: Record<string, string> = { 'If-None-Match': '*' };
+  const newVersion = replacing !== undefined;
+  let precondition: Record<string, string> =
+    typeof replacing === 'string' ? { 'If-Match': replacing } : { 'If-None-Match': '*' };
   const form = {
     md5: s.md5,
     filename: s.filename,
@@ -549,12 +741,12 @@ async function uploadOne(
         {};
     } catch (error) {
       const err = toZoteusError(error);
-      if (err.status === 412 && attempt === 0) {
+      if (err.status === 412 && (newVersion || attempt === 0)) {
         // The file changed meanwhile (an earlier attempt, another client): read what is stored.
-        const item = await readItem(lib, key, call);
-        const stored = item.data?.md5;
+        const stored = storedMd5(await readItem(lib, key, call));
         if (stored === s.md5) return 'exists';
-        if (typeof stored === 'string' && stored) precondition = { 'If-Match': stored };
+        if (newVersion) throw versionConflict(key, s, replacing ?? undefined, stored, 'nothing was sent');
+        if (stored) precondition = { 'If-Match': stored };
         continue;
       }
       throw authFailure(lib, err, s);
@@ -569,6 +761,18 @@ async function uploadOne(
     await lib.client.request('POST', path, { form: { upload: auth.uploadKey }, headers: precondition, call });
   } catch (error) {
     const err = toZoteusError(error);
+    if (err.status === 412) {
+      // Another file was stored between the authorization and the registration.
+      const stored = storedMd5(await readItem(lib, key, call));
+      if (stored === s.md5) return 'exists';
+      throw versionConflict(
+        key,
+        s,
+        newVersion ? (replacing ?? undefined) : undefined,
+        stored,
+        'the bytes sent were not registered',
+      );
+    }
     throw new StepError(
       err.status ?? 0,
       err.code,
@@ -576,6 +780,28 @@ async function uploadOne(
     );
   }
   return 'uploaded';
+}
+
+function storedMd5(item: ZoteroObject): string | undefined {
+  const md5 = item.data.md5;
+  return typeof md5 === 'string' && md5 ? md5 : undefined;
+}
+
+/** A `412` whose re-read shows a file other than this one: someone stored another version. */
+function versionConflict(
+  key: string,
+  s: Source,
+  replacing: string | undefined,
+  stored: string | undefined,
+  what: string,
+): StepError {
+  const was = replacing ? `the version with md5 ${replacing} that this upload was to replace` : 'no file';
+  const now = stored ? `a file with md5 ${stored}` : 'no file';
+  return new StepError(
+    412,
+    'conflict',
+    `The file of attachment ${key} changed while ${s.file} was being attached: it now has ${now}, where it had ${was} (another client stored it meanwhile). That version was not overwritten; ${what}. Check it, then attach ${s.file} again to replace it.`,
+  );
 }
 
 function authFailure(lib: WebLibrary, err: ZoteusError, s: Source): StepError {

@@ -287,6 +287,66 @@ describe('zot attach KEY --file', () => {
   });
 });
 
+describe('zot attach: the connection lost mid-upload', () => {
+  it('a reset after 64 KB fails that file (network_error, its item trashed), the other lands (exit 7); the retry sends only it, once', async () => {
+    const big = Buffer.concat([PDF, Buffer.alloc(400_000, 5)]);
+    const a = file('big.pdf', big);
+    const b = file('note.txt', Buffer.from('a small second file'));
+    w.world.server.files.resetUploadAfter(64 * 1024);
+    const r = await zot(['attach', parent, '--file', a, '--file', b, '--idempotency-key', 'reset-1']);
+    expect(r.code).toBe(7);
+    expect(r.env.ok).toBe('partial');
+    expect(r.env.data.succeeded.map((f: { filename: string }) => f.filename)).toEqual(['note.txt']);
+    const failed = r.env.data.failed[0];
+    expect(failed).toMatchObject({ index: 0, file: a, code: 0, reason: 'network_error', trashed: true });
+    expect(failed.message).toMatch(
+      new RegExp(
+        `^The upload of ${a} to the storage server failed \\((read |write )?E[A-Z]+\\); nothing was registered\\. The empty attachment item [A-Z0-9]{8} was moved to the trash\\.$`,
+      ),
+    );
+    const storage = logOf('POST', /^\/storage\/upload\//);
+    expect(storage.map((e) => [e.status, e.fault])).toEqual([
+      [0, 'reset'],
+      [201, undefined],
+    ]);
+    // The server took no more than the reset point (plus what was in flight), and stored nothing for it.
+    expect(w.world.server.files.bytesReceived).toBeLessThan(big.length);
+    const trashedItem = attachments().find((i) => i.filename === 'big.pdf')!;
+    expect(trashedItem.deleted).toBe(true);
+    expect(w.world.server.files.files.has(`${LIB}/${trashedItem.key}`)).toBe(false);
+
+    // The same call again with the same idempotency key: only the failed file runs, on a new item.
+    w.world.server.clearLog();
+    const again = await zot(['attach', parent, '--file', a, '--file', b, '--idempotency-key', 'reset-1']);
+    expect(again.code).toBe(0);
+    expect(again.env.data.failed).toEqual([]);
+    expect(
+      again.env.data.succeeded.map((f: { filename: string; md5: string }) => [f.filename, f.md5]),
+    ).toEqual([
+      ['note.txt', md5(Buffer.from('a small second file'))],
+      ['big.pdf', md5(big)],
+    ]);
+    expect(logOf('POST', /^\/users\/1\/items$/)).toHaveLength(1);
+    expect(logOf('POST', /^\/storage\/upload\//).map((e) => e.status)).toEqual([201]);
+    const live = attachments().filter((i) => !i.deleted);
+    expect(live.map((i) => i.filename).sort()).toEqual(['big.pdf', 'note.txt']);
+    expect(live.find((i) => i.filename === 'big.pdf')!.key).not.toBe(trashedItem.key);
+    expect(attachments()).toHaveLength(3);
+    expect(w.world.server.files.files.size).toBe(2);
+  });
+
+  it('a reset on the only file: nothing landed, its item trashed, exit 5', async () => {
+    const big = Buffer.concat([PDF, Buffer.alloc(200_000, 9)]);
+    w.world.server.files.resetUploadAfter(1024);
+    const r = await zot(['attach', parent, '--file', file('only.pdf', big)]);
+    expect(r.code).toBe(5);
+    expect(r.env.error).toMatchObject({ code: 'network_error' });
+    expect(r.env.error.failed![0]).toMatchObject({ reason: 'network_error', trashed: true });
+    expect(attachments().map((i) => i.deleted)).toEqual([true]);
+    expect(w.world.server.files.files.size).toBe(0);
+  });
+});
+
 describe('zotero_attach_file over MCP', () => {
   it('content_base64 with filename attaches the bytes; over 7 MB is refused before any request', async () => {
     const mcp = await mcpOf(w);

@@ -83,6 +83,17 @@ export interface Config {
    * and locales not available offline are downloaded from (base URLs without a trailing slash).
    */
   citations: { style: string; stylesUrl: string; localesUrl: string };
+  /**
+   * Open-access PDFs of `attach --oa` (base URLs without a trailing slash): Unpaywall needs an
+   * e-mail address, OpenAlex an API key (each source is skipped without it); the download cap.
+   */
+  openAccess: {
+    unpaywallUrl: string;
+    unpaywallEmail: string | undefined;
+    openalexUrl: string;
+    openalexApiKey: string | undefined;
+    maxBytes: number;
+  };
   /** Where each setting came from, for `zot config show`. */
   sources: Record<string, Source>;
 }
@@ -245,6 +256,27 @@ export const ENV_VARS = [
     default: CSL_LOCALES_URL,
     help: 'Where CSL locales (locales-xx-XX.xml) not available offline are downloaded from.',
   },
+  {
+    name: 'ZOTEUS_UNPAYWALL_EMAIL',
+    default: '(none)',
+    help: 'E-mail address Unpaywall asks for; needed to look up open-access PDFs there.',
+  },
+  {
+    name: 'ZOTEUS_UNPAYWALL_URL',
+    default: 'https://api.unpaywall.org',
+    help: 'Unpaywall API (open-access PDFs).',
+  },
+  {
+    name: 'ZOTEUS_OPENALEX_API_KEY',
+    default: '(none)',
+    help: 'OpenAlex API key: open-access PDFs from OpenAlex too (skipped without it).',
+  },
+  {
+    name: 'ZOTEUS_OPENALEX_URL',
+    default: 'https://api.openalex.org',
+    help: 'OpenAlex API (open-access PDFs).',
+  },
+  { name: 'ZOTEUS_OA_MAX_MB', default: '100', help: 'Largest open-access PDF downloaded, in MB.' },
   { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
 ] as const;
 
@@ -593,6 +625,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     resolvers: parseResolvers(env),
     metadata: parseMetadata(env),
     citations: parseCitations(env),
+    openAccess: parseOpenAccess(env),
     sources,
   };
 }
@@ -670,6 +703,25 @@ function parseMetadata(env: Env): Config['metadata'] {
     openalexKey: key('ZOTEUS_OPENALEX_API_KEY'),
     semanticScholar: url('ZOTEUS_SEMANTIC_SCHOLAR_URL', 'https://api.semanticscholar.org/graph/v1'),
     semanticScholarKey: key('ZOTEUS_SEMANTIC_SCHOLAR_API_KEY'),
+  };
+}
+
+function parseOpenAccess(env: Env): Config['openAccess'] {
+  const url = (name: string, fallback: string) => {
+    const value = env[name]?.trim();
+    return parseApiUrl(name, value ? value : fallback);
+  };
+  const email = env.ZOTEUS_UNPAYWALL_EMAIL?.trim() || undefined;
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw invalid('ZOTEUS_UNPAYWALL_EMAIL', email, 'an e-mail address');
+  const key = env.ZOTEUS_OPENALEX_API_KEY?.trim() || undefined;
+  if (key !== undefined) checkSecret('ZOTEUS_OPENALEX_API_KEY', 'ZOTEUS_OPENALEX_API_KEY', key, API_KEY_MAX);
+  return {
+    unpaywallUrl: url('ZOTEUS_UNPAYWALL_URL', 'https://api.unpaywall.org'),
+    unpaywallEmail: email,
+    openalexUrl: url('ZOTEUS_OPENALEX_URL', 'https://api.openalex.org'),
+    openalexApiKey: key,
+    maxBytes: parseInt10('ZOTEUS_OA_MAX_MB', env.ZOTEUS_OA_MAX_MB, 100, 1) * 1024 * 1024,
   };
 }
 

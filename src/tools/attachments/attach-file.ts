@@ -1,6 +1,13 @@
-/** `zotero_attach_file` / `zot attach KEY --file PATH… [--title T]`: stored files through the Web API upload. */
+/**
+ * `zotero_attach_file` / `zot attach KEY --file PATH… [--title T]`: stored files through the Web API
+ * upload; `zot attach KEY --oa`: an open-access PDF of the item's DOI, found, checked and uploaded
+ * the same way (core/attachments/open-access.ts).
+ */
 import * as z from 'zod';
+import { checkOpenAccessConfig, planOpenAccess } from '../../core/attachments/open-access.js';
 import { mergeAttachRetry, planAttach, retryAttachInput } from '../../core/attachments/upload.js';
+import { paramRef } from '../../core/call/refs.js';
+import { ZoteusError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
 
@@ -14,6 +21,24 @@ const attached = z.object({
   md5: z.string().describe('MD5 of the file, as the library now reports it.'),
   upload: z.enum(['uploaded', 'exists']).describe('exists: the server already had these bytes.'),
 });
+
+const refusedCandidate = z.object({
+  source: z.enum(['unpaywall', 'openalex']),
+  url: z.string(),
+  reason: z.string().describe('Why this candidate was not attached.'),
+});
+
+const openAccess = z
+  .object({
+    doi: z.string(),
+    source: z.enum(['unpaywall', 'openalex']).describe('The source that named the attached PDF.'),
+    url: z.string().describe('Where the attached PDF was downloaded from (before redirects).'),
+    version: z.string().optional().describe('submittedVersion, acceptedVersion or publishedVersion.'),
+    license: z.string().optional(),
+    refused: z.array(refusedCandidate).describe('Candidates tried first, each with why it was refused.'),
+    notes: z.array(z.string()).describe('Sources skipped, unreachable or without a record.'),
+  })
+  .describe('With oa: which open-access copy was attached.');
 
 const failedFile = z.object({
   index: z.number().int(),
@@ -37,6 +62,11 @@ export default defineTool({
     'fails (quota exceeded, upload or registration refused) is listed in failed and its empty attachment item is moved',
     'to the trash. Not idempotent: calling twice attaches twice. Result: succeeded (key, filename, contentType, size,',
     'md5, upload), failed, libraryVersion.',
+    'oa: true instead of files: finds a legal open-access PDF of the item’s DOI (Unpaywall, then OpenAlex when',
+    'configured), downloads it with a size cap, checks that it is a PDF with pages whose first pages mention the',
+    'item’s title or DOI, and attaches the first candidate that passes; openAccess says which source and URL, and',
+    'why earlier candidates were refused. When none passes: not_found listing each candidate and why; nothing is',
+    'created.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -48,7 +78,7 @@ export default defineTool({
       args: ['parent_item'],
       flags: { path: 'file', content_base64: 'content' },
       summary:
-        'Attach files to an item: `zot attach KEY --file PATH… [--title T]` (uploaded to Zotero storage).',
+        'Attach files to an item: `zot attach KEY --file PATH… [--title T]`, or `--oa` for an open-access PDF (uploaded to Zotero storage).',
     },
   ],
   input: z
@@ -72,7 +102,15 @@ export default defineTool({
         .min(1)
         .max(500)
         .optional()
-        .describe('Title of the attachment (default: the file name).'),
+        .describe(
+          'Title of the attachment (default: the file name; with oa, Zotero’s "Full Text PDF" or version).',
+        ),
+      oa: z
+        .boolean()
+        .optional()
+        .describe(
+          'Instead of path or content_base64: find an open-access PDF of the item’s DOI (Unpaywall, OpenAlex), check it and attach it.',
+        ),
       ...libraryParams,
     })
     .strict(),
@@ -81,21 +119,52 @@ export default defineTool({
     succeeded: z.array(attached),
     failed: z.array(failedFile),
     libraryVersion: z.number().int().optional(),
+    openAccess: openAccess.optional(),
   }),
   summarize: (out) =>
     `Attached ${out.succeeded.length} file${out.succeeded.length === 1 ? '' : 's'} to ${out.parentItem}` +
     (out.failed.length ? `; ${out.failed.length} failed` : '') +
-    (out.succeeded.length ? `: ${out.succeeded.map((f) => `${f.filename} (${f.key})`).join(', ')}` : ''),
+    (out.succeeded.length ? `: ${out.succeeded.map((f) => `${f.filename} (${f.key})`).join(', ')}` : '') +
+    (out.openAccess && out.succeeded.length
+      ? `, open-access PDF from ${out.openAccess.source} (${out.openAccess.url})`
+      : ''),
   next: (out) => [`zot get ${out.parentItem}`],
-  plan(input) {
+  check(input, { config }) {
+    if (!input.oa) return;
+    const other = (['path', 'content_base64', 'filename'] as const).find((f) => input[f] !== undefined);
+    if (other) {
+      throw new ZoteusError(
+        'validation_error',
+        `Give either ${paramRef('oa', 'true')} (an open-access PDF found by DOI) or ${paramRef(other)}, not both.`,
+        { field: other },
+      );
+    }
+    checkOpenAccessConfig(config);
+  },
+  plan(input, deps) {
+    if (input.oa) return planOpenAccess(deps.config, input);
     // Offline: the files are read (streamed) for their size and MD5; the CLI has no file root.
     return planAttach({ fileRoot: undefined }, input);
   },
   retryFailed: {
-    input: (input, previous) => retryAttachInput(input, previous as never) as typeof input | null,
-    merge: (previous, retry) => mergeAttachRetry(previous as never, retry as never) as never,
+    // With oa the one file is found again (the same bytes get the same attachment key).
+    input: (input, previous) =>
+      input.oa
+        ? previous.failed.length > 0
+          ? input
+          : null
+        : (retryAttachInput(input, previous as never) as typeof input | null),
+    merge: (previous, retry) => {
+      const merged = mergeAttachRetry(previous as never, retry as never) as typeof previous;
+      const oa = retry.openAccess ?? previous.openAccess;
+      return oa ? { ...merged, openAccess: oa } : merged;
+    },
   },
   async run(input, deps) {
+    if (input.oa) {
+      const { attachOpenAccess } = await import('../../core/attachments/open-access.js');
+      return attachOpenAccess(deps, input);
+    }
     const { attachFiles } = await import('../../core/attachments/upload.js');
     return attachFiles(deps, input);
   },

@@ -179,7 +179,8 @@ export async function attachOpenAccess(deps: Deps, input: OaInput): Promise<OaAt
     return {
       ...out,
       succeeded: out.succeeded.map((f) => ({ ...f, file: url })),
-      failed: out.failed.map((f) => ({ ...f, file: url })),
+      // The temporary file is this call's own: messages name where the PDF came from instead.
+      failed: out.failed.map((f) => ({ ...f, file: url, message: f.message.split(found.path).join(url) })),
       openAccess: result,
     };
   } finally {

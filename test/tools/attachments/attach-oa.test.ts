@@ -150,6 +150,23 @@ describe('zot attach KEY --oa', () => {
     });
   });
 
+  it('a PDF that passes but does not fit the quota: the upload guarantees hold (item trashed), the URL named', async () => {
+    w.world.server.files.setQuota(LIB, 0.001);
+    const url = oa.addFile('paper.pdf', PAPER);
+    oa.addUnpaywall(DOI, [{ url_for_pdf: url }]);
+    const r = await zot(['attach', parent, '--oa']);
+    expect(r.code).not.toBe(0);
+    expect(r.env.ok).toBe(false);
+    const failed = r.env.error.failed![0];
+    expect(failed).toMatchObject({ file: url, code: 413, trashed: true });
+    expect(failed.message).toContain(
+      `${url} (${PAPER.length} bytes) does not fit in the library's file storage`,
+    );
+    expect(failed.message).not.toContain('zoteus-oa-');
+    expect(attachments()).toHaveLength(1);
+    expect(attachments()[0]!.deleted).toBe(true);
+  });
+
   it('refuses an HTML page sent as application/pdf, then attaches the next candidate', async () => {
     const fake = oa.addFile('fake.pdf', HTML, 'application/pdf');
     const real = oa.addFile('real.pdf', PAPER);

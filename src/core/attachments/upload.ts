@@ -435,6 +435,13 @@ async function attachNewVersion(
       { field: 'parent_item' },
     );
   }
+  if (data.deleted) {
+    throw new ZoteusError(
+      'validation_error',
+      `The attachment ${key} is in the trash: restore it before uploading a new version of its file.`,
+      { field: 'parent_item' },
+    );
+  }
   if (list.length !== 1) {
     throw new ZoteusError(
       'validation_error',

@@ -211,6 +211,20 @@ describe('zot attach ATTACHMENT_KEY --file: a new version of a stored file', () 
     expect(writes()).toEqual([]);
   });
 
+  it('an attachment in the trash is refused before anything is sent', async () => {
+    w.world.server.library(LIB).editItem(att, { deleted: true });
+    w.world.server.clearLog();
+    const r = await zot(['attach', att, '--file', file('paper-v2.pdf', NEW)]);
+    expect(r.code).toBe(3);
+    expect(r.env.error).toMatchObject({
+      code: 'validation_error',
+      field: 'parent_item',
+      message: `The attachment ${att} is in the trash: restore it before uploading a new version of its file.`,
+    });
+    expect(writes()).toEqual([]);
+    expect(item(att)).toMatchObject({ md5: md5(OLD) });
+  });
+
   it('412 at the authorization (another version stored meanwhile): re-read, reported as conflict, not overwritten', async () => {
     const other = Buffer.from('%PDF-1.4\n% someone else’s version\n%%EOF\n');
     w.world.server.faults.concurrentEdit({

@@ -44,6 +44,7 @@ import indexLibrary from './search/zotero-index.js';
 import semanticSearch from './search/semantic-search.js';
 import whoami from './library/whoami.js';
 import tagAudit from './tags/tag-audit.js';
+import checkRetractions from './metadata/check-retractions.js';
 
 /** Each declaration is an AnyTool as `defineTool` typed it: no cast. */
 export const tools: readonly AnyTool[] = [
@@ -66,6 +67,7 @@ export const tools: readonly AnyTool[] = [
   formatBibliography,
   exportItems,
   checkCitations,
+  checkRetractions,
   styles,
   summarize,
   createItems,

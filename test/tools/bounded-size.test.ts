@@ -419,6 +419,14 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
         error: true,
       },
     ],
+    zotero_check_retractions: [
+      {
+        world: 'desktop',
+        args: { all: true },
+        why: 'the default page of 1,000 items of 20,000, Crossref unreachable: an entry of failed per DOI, up to the rows budget',
+        error: true,
+      },
+    ],
     zotero_format_bibliography: [
       { world: 'desktop', args: { q: 'worst', limit: 500 }, why: 'the largest page of long entries' },
       { world: 'web', args: { item_keys: web.items.slice(0, 100) }, why: '100 keys' },

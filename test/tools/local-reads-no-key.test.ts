@@ -34,6 +34,8 @@ const READS: Record<string, Record<string, unknown>> = {
   zotero_attachment_audit: {},
   zotero_format_bibliography: { item_keys: [I.seaLevelArticle] },
   zotero_styles: {},
+  // A book without a DOI: listed as not checked online, so nothing leaves the machine.
+  zotero_check_retractions: { item_keys: [I.deepLearningBook] },
 };
 /** Read actions of tools that otherwise write. */
 const READ_ACTIONS: Record<string, Record<string, unknown>> = {

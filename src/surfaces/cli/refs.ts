@@ -56,7 +56,14 @@ export function cliRefRenderer(refs: CommandRefs): RefRenderer {
       // A tool without a command of its own (none today): its name is the best there is.
       if (!command) return tool;
       const words = ['zot', ...command.path];
-      for (const name of command.args) if (args[name] !== undefined) words.push(word(args[name]));
+      for (const name of command.args) {
+        const value = args[name];
+        if (value === undefined) continue;
+        // Several item keys in one value (a `next` for many items): each its own word.
+        const keys = value.split(' ');
+        if (keys.length > 1 && keys.every((k) => KEY.test(k))) words.push(...keys);
+        else words.push(word(value));
+      }
       for (const [name, value] of Object.entries(args)) {
         if (command.args.includes(name) || name in command.preset) continue;
         words.push(flagOf(command, name), ...(value === '' || value === 'true' ? [] : [word(value)]));
@@ -71,6 +78,9 @@ export function cliRefRenderer(refs: CommandRefs): RefRenderer {
     },
   };
 }
+
+/** A Zotero key: a word as it is. */
+const KEY = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
 
 function commonPath(paths: readonly string[][]): string[] {
   const first = paths[0] ?? [];

@@ -1,0 +1,141 @@
+/**
+ * `zotero_check_retractions` / `zot retractions KEY…|--collection K|--all`: which items have
+ * been retracted, or carry an expression of concern or a correction, from Crossref's update
+ * notices (with Retraction Watch's), OpenAlex's is_retracted, and the desktop's own flags.
+ * Reads only; `next` holds the tag command for the retracted items.
+ */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { answeredFields, failedList, provenanceField } from '../shared/output.js';
+import { libraryParams, lookupKey, pagingParams, PROVENANCE, zoteroKey } from '../shared/params.js';
+import { continuation } from '../shared/text.js';
+
+/** The same as core/metadata/retractions.ts (not imported: the declaration loads without it). */
+const PAGE = {
+  rows: 'Items',
+  default: 1000,
+  max: 10_000,
+  note: 'the answer ends sooner when its rows reach about 40 KB: continue from nextStart',
+} as const;
+
+const SOURCES = ['crossref', 'retraction-watch', 'openalex', 'zotero'] as const;
+
+const hit = z.object({
+  key: z.string().describe('The item.'),
+  title: z.string(),
+  doi: z.string().describe('The item’s DOI (empty for an item flagged only by Zotero without one).'),
+  type: z
+    .string()
+    .describe(
+      'The notice: retraction, partial_retraction, withdrawal, removal, expression_of_concern, correction, corrigendum, erratum or reinstatement.',
+    ),
+  retraction: z
+    .boolean()
+    .describe(
+      'True for notices that withdraw the work (retraction, partial_retraction, withdrawal, removal); false for concerns and corrections.',
+    ),
+  date: z.string().optional().describe('When the notice was issued (YYYY, YYYY-MM or YYYY-MM-DD).'),
+  noticeDoi: z.string().optional().describe('The notice’s own DOI.'),
+  noticeUrl: z.string().optional().describe('Where to read the notice.'),
+  sources: z
+    .array(z.enum(SOURCES))
+    .describe(
+      'Who reports it: crossref (the publisher’s notice), retraction-watch (Retraction Watch, through Crossref), openalex, zotero (the desktop’s own flags).',
+    ),
+});
+
+export default defineTool({
+  name: 'zotero_check_retractions',
+  title: 'Check items for retractions',
+  summary:
+    'Check items for retractions, expressions of concern and corrections (Crossref, OpenAlex, Zotero).',
+  description: [
+    'Reads only: changes nothing in the library. Checks items for retractions, expressions of concern and corrections:',
+    'Crossref’s update notices (the publishers’ and Retraction Watch’s records, asked 50 DOIs per request),',
+    'OpenAlex’s is_retracted (only with ZOTEUS_OPENALEX_API_KEY; without it notes says OpenAlex was skipped), and, when the',
+    'library is read from the desktop’s zotero.sqlite, Zotero’s own retraction flags. Items: item_keys, collection_key',
+    '(its top-level items) or all: true (the library, a page of items at a time: start/limit, nextStart). An item’s DOI',
+    'comes from its DOI field, a "DOI:" line in Extra, or a doi.org URL; items without one are listed in notChecked.',
+    'hits holds one entry per notice (retraction true only for notices that withdraw the work; a correction is not a',
+    'retraction); a key that names no item, or an item a service could not be asked about (network_error, api_error,',
+    'rate_limited), is one entry of failed while the others are answered. Answers are cached for a day, so a re-run',
+    'asks nothing again. next holds the zotero_manage_tags call that tags the retracted items "Retracted".',
+  ].join(' '),
+  tier: 'read',
+  openWorld: true,
+  since: '0.2.0',
+  cli: [
+    {
+      path: ['retractions'],
+      args: ['item_keys'],
+      flags: { collection_key: 'collection' },
+      summary: 'Check items for retractions and other notices: zot retractions KEY…|--collection K|--all',
+    },
+  ],
+  input: z
+    .object({
+      item_keys: z
+        .array(lookupKey())
+        .max(1000)
+        .optional()
+        .describe('Items to check, by key (a key that names no item is one entry of failed).'),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe('Check the top-level items of this collection.'),
+      all: z.boolean().optional().describe('Check the top-level items of the whole library.'),
+      ...pagingParams(PAGE),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    checked: z.number().int().describe('Items checked against every source asked.'),
+    succeeded: z.array(z.string()).describe('Keys of the items checked (the first 1,000).'),
+    retracted: z.number().int().describe('Items with at least one notice that withdraws them.'),
+    hits: z.array(hit).describe('One entry per notice found, in the order of the items.'),
+    notChecked: z
+      .array(z.object({ key: z.string(), title: z.string(), reason: z.string() }))
+      .describe('Items that could not be checked online (no DOI), and why.'),
+    failed: failedList,
+    sources: z
+      .object({ crossref: z.string(), openalex: z.string(), zotero: z.string() })
+      .describe('What each source did in this check (asked, skipped and why, not read and why).'),
+    notes: z.array(z.string()).describe('What the caller should know: a source skipped, and why.'),
+    next: z
+      .array(z.string())
+      .describe('Ready calls for the findings: the tag call that marks the retracted items "Retracted".'),
+    totalResults: z
+      .number()
+      .int()
+      .optional()
+      .describe('A collection or the library: how many top-level items it holds.'),
+    nextStart: z.number().int().optional().describe('Where the next page of items starts.'),
+    truncated: z.boolean().optional().describe('The size bound cut this page short of limit.'),
+    remaining: z.array(z.string()).optional().describe('Keys given that did not fit in this answer.'),
+    provenance: provenanceField,
+    ...answeredFields,
+  }),
+  summarize: (out) => {
+    const found = out.hits.length
+      ? `${plural(out.retracted, 'retracted item')}, ${plural(out.hits.length, 'notice')}`
+      : 'no notices';
+    const skipped = out.notChecked.length ? `; ${out.notChecked.length} without DOI not checked` : '';
+    const failed = out.failed.length ? `; ${out.failed.length} failed (see failed)` : '';
+    return `Checked ${plural(out.checked, 'item')}: ${found}${skipped}${failed}.${continuation(out)}`;
+  },
+  text: (out) => {
+    const lines = out.hits.map(
+      (h) =>
+        `${h.key}  ${h.retraction ? 'RETRACTED' : h.type.replace(/_/g, ' ')}${h.date ? ` ${h.date}` : ''}  ${h.title}${h.noticeUrl ? `  ${h.noticeUrl}` : ''}  [${h.sources.join(', ')}]`,
+    );
+    const notes = out.notes.map((n) => `Note: ${n}`);
+    const next = out.next.length ? ['', 'Next:', ...out.next.map((n) => `  ${n}`)] : [];
+    return `${[...lines, ...notes, ...next].join('\n')}\n`;
+  },
+  // The tag command for the retracted items, as the surface wrote it (core/metadata/retractions.ts).
+  next: (out) => out.next,
+  async run(input, deps) {
+    const { checkRetractions } = await import('../../core/metadata/retractions.js');
+    return { ...(await checkRetractions(deps, input)), provenance: PROVENANCE };
+  },
+});

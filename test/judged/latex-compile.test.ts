@@ -18,6 +18,8 @@ import { ALL_ITEMS, GREEK_ITEM, LATIN_ITEMS, judgeAvailability, startJudgedLibra
 
 const PROGRAMS = ['pdflatex', 'lualatex', 'bibtex', 'biber', 'kpsewhich'] as const;
 const judge = judgeAvailability(PROGRAMS);
+/** Four TeX runs and BibTeX or Biber, on a busy machine. */
+const TIMEOUT = 180_000;
 const SKIP = judge.skip
   ? ` (skipped: TeX Live is not installed here, missing ${judge.missing.join(', ')}; .ci/run installs it)`
   : '';
@@ -190,6 +192,7 @@ describe('judged by BibTeX and Biber', () => {
       expect(latexErrors(out.log)).toEqual([]);
       expect(missingCharacters(out.log)).toEqual([]);
     },
+    TIMEOUT,
   );
 
   for (const [engine, items] of [
@@ -235,6 +238,7 @@ describe('judged by BibTeX and Biber', () => {
           missing.filter((c) => !/\p{Script=Greek}|\p{Script=Cyrillic}|\p{Script=Han}/u.test(c)),
         ).toEqual([]);
       },
+      TIMEOUT,
     );
   }
 });

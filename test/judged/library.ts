@@ -129,7 +129,7 @@ export const LATIN_ITEMS: ItemSeed[] = [
     nameOfAct: 'Coastal Protection Act',
     code: 'U.S.C.',
     codeNumber: '33',
-    publicLawNumber: 'Pub. L. 101-1',
+    publicLawNumber: '101-1',
     dateEnacted: '1990-10-01',
     section: '5',
   },
@@ -176,7 +176,7 @@ export const LATIN_ITEMS: ItemSeed[] = [
   {
     key: 'LETTER22',
     itemType: 'letter',
-    title: 'Letter to Joseph Hooker',
+    title: 'On the mutability of species',
     creators: [a('Charles', 'Darwin'), a('Joseph', 'Hooker', 'recipient')],
     letterType: 'Letter',
     date: '1844-01-11',

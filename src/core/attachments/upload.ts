@@ -23,7 +23,7 @@ import { request as httpsRequest } from 'node:https';
 import { basename, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { paramRef } from '../call/refs.js';
-import { toZoteusError, ZoteusError, type ErrorCode } from '../errors.js';
+import { outcomeUnknown, toZoteusError, ZoteusError, type ErrorCode } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary, type WebLibrary } from '../library/web.js';
@@ -768,6 +768,18 @@ async function uploadOne(
     await lib.client.request('POST', path, { form: { upload: auth.uploadKey }, headers: precondition, call });
   } catch (error) {
     const err = toZoteusError(error);
+    if (outcomeUnknown(err)) {
+      // No answer (or a 5xx): the registration may have landed all the same. The item says.
+      const stored = await readItem(lib, key, call).then(storedMd5, () => null);
+      if (stored === s.md5) return 'uploaded';
+      if (stored === null) {
+        throw new StepError(
+          err.status ?? 0,
+          err.code,
+          `The file reached the storage server, but whether Zotero registered it is not known (${err.message}; the item could not be read back).`,
+        );
+      }
+    }
     if (err.status === 412) {
       // Another file was stored between the authorization and the registration.
       const stored = storedMd5(await readItem(lib, key, call));

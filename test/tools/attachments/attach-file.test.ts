@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkAttachInput } from '../../../src/core/attachments/upload.js';
 import { runCli } from '../../../src/surfaces/cli/main.js';
 import { groups, tools } from '../../../src/tools/index.js';
+import { startDroppingProxy } from '../../support/dropping-proxy.js';
 import { ALICE, BOB } from '../../core/library/world.js';
 import { LIB, mcpOf, startItemsWorld, type ItemsWorld } from '../items/setup.js';
 
@@ -26,7 +27,7 @@ afterEach(async () => {
   await w.close();
 });
 
-async function zot(argv: string[]) {
+async function zot(argv: string[], extraEnv: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   const sink = (append: (s: string) => void) =>
@@ -43,7 +44,7 @@ async function zot(argv: string[]) {
   stdin.end('');
   const code = await runCli({
     argv,
-    env: w.env(),
+    env: w.env(extraEnv),
     io: { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin },
     tools,
     groups,
@@ -333,6 +334,29 @@ describe('zot attach: the connection lost mid-upload', () => {
     expect(live.find((i) => i.filename === 'big.pdf')!.key).not.toBe(trashedItem.key);
     expect(attachments()).toHaveLength(3);
     expect(w.world.server.files.files.size).toBe(2);
+  });
+
+  it('the registration landed but its answer was lost: the item is read back, the file reported attached, not trashed', async () => {
+    const proxy = await startDroppingProxy(w.world.server.url);
+    try {
+      // Once the bytes are on their way, the registration that follows loses its answer.
+      w.world.server.faults.concurrentEdit({
+        match: { method: 'POST', path: /^\/storage\/upload\// },
+        apply: () => proxy.drop({ method: 'POST', path: /\/items\/[A-Z0-9]{8}\/file$/ }),
+      });
+      const r = await zot(['attach', parent, '--file', file('lost.pdf', PDF)], { ZOTERO_API_URL: proxy.url });
+      expect(proxy.dropped).toHaveLength(1);
+      expect(r.code).toBe(0);
+      const key = r.env.data.succeeded[0].key as string;
+      expect(r.env.data.succeeded[0]).toMatchObject({ upload: 'uploaded', md5: md5(PDF) });
+      expect(attachments()).toHaveLength(1);
+      expect(attachments()[0]).toMatchObject({ key, md5: md5(PDF) });
+      expect(attachments()[0]!.deleted).toBeFalsy();
+      // One registration reached the server: the lost one was not sent again blindly.
+      expect(logOf('POST', /\/file$/).map((e) => e.status)).toEqual([200, 204]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a reset on the only file: nothing landed, its item trashed, exit 5', async () => {

@@ -4,6 +4,7 @@ export {
   CREDENTIAL_HEADERS,
   MAX_REDIRECTS,
   type Failures,
+  type BodyStream,
   type HttpAnswer,
   type HttpLayer,
   type HttpLayerOptions,

@@ -8,8 +8,11 @@
  *   of 429/503 (or the client's statuses), all charged to the call's retry budget;
  * - a timeout per attempt, an optional caller's abort signal, bounded resends of a request that
  *   may be sent twice after a reset;
- * - redirects followed by hand, at most MAX_REDIRECTS: credentials go only to the origin they
- *   were configured for, and a request that changes something is never sent to another origin;
+ * - redirects followed by hand, at most MAX_REDIRECTS: credentials (and the client's own
+ *   `homeHeaders`) go only to the origin they were configured for, and a request that changes
+ *   something is never sent to another origin;
+ * - `stream`: the final answer's body handed over as chunks as they arrive (a file download),
+ *   under the same timeout, applied to each wait for the next chunk, and the same redaction;
  * - redaction: log lines, and every ZoteusError that leaves `send` (its own and those the
  *   client's `read` throws), pass through the redactor, so no client can forget it.
  */
@@ -77,6 +80,11 @@ export interface HttpLayerOptions {
    */
   credentialOrigin?: string | undefined;
   retry?: RetryPolicy | undefined;
+  /**
+   * The client's own headers that, like credentials, stay with the credential origin: a
+   * redirect to another host (a file's storage server) goes without them.
+   */
+  homeHeaders?: ((name: string) => boolean) | undefined;
 }
 
 /** Why a wait is needed: a pause the server asked for earlier, or this request's own answer. */
@@ -109,6 +117,20 @@ export interface HttpRequest {
   /** The caller's abort: `send` rejects with its reason. */
   signal?: AbortSignal | undefined;
   failures: Failures;
+  /**
+   * A 2xx answer's body is not read as text but handed over as `HttpAnswer.stream`, chunk by
+   * chunk (never held whole). Other answers are read as text, as without it.
+   */
+  stream?: boolean | undefined;
+}
+
+/**
+ * A streamed body: iterate it once, or cancel it. Each wait for a chunk has the layer's
+ * timeout; a failure mid-body is the client's `unreachable` error, redacted. The request's
+ * in-flight slot is held until the body ends or is cancelled.
+ */
+export interface BodyStream extends AsyncIterable<Uint8Array> {
+  cancel(): Promise<void>;
 }
 
 export interface HttpAnswer {
@@ -120,6 +142,8 @@ export interface HttpAnswer {
   url: string;
   /** The request was sent again after a transport failure (its first attempt may have landed). */
   resent: boolean;
+  /** `stream` requests, 2xx answers: the body (`text` is then empty). */
+  stream?: BodyStream | undefined;
 }
 
 export interface HttpLayer {
@@ -144,9 +168,14 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   const maxWaitMs = policy.maxWaitMs ?? Number.POSITIVE_INFINITY;
   const transient = policy.transient ?? (() => true);
   const log = (line: string): void => options.log?.(redact(line));
+  const home = options.homeHeaders ?? (() => false);
+  const abroad = (headers: Readonly<Record<string, string>>) => withoutCredentials(headers, home);
 
   /** One attempt: the request and the redirects it is answered with, under one signal. */
-  async function exchange(request: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
+  async function exchange(
+    request: HttpRequest,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer & { raw?: ReadableStream<Uint8Array> | null }> {
     const label = request.label ?? request.url;
     const first = new URL(request.url);
     const credentialOrigin = options.credentialOrigin ?? first.origin;
@@ -158,7 +187,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       const started = performance.now();
       const response = await fetchFn(url.href, {
         method,
-        headers: url.origin === credentialOrigin ? headers : withoutCredentials(headers),
+        headers: url.origin === credentialOrigin ? headers : abroad(headers),
         body,
         signal,
         redirect: 'manual',
@@ -166,6 +195,11 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       const what = hop === 0 ? label : url.href;
       const location = response.headers.get('location');
       if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+        if (request.stream && response.status >= 200 && response.status < 300) {
+          log(`${method} ${what} ${response.status} ${Math.round(performance.now() - started)}ms (streamed)`);
+          const answer = { status: response.status, headers: response.headers, text: '', url: url.href };
+          return { ...answer, resent: false, raw: response.body };
+        }
         const text = await response.text();
         log(`${method} ${what} ${response.status} ${Math.round(performance.now() - started)}ms`);
         return { status: response.status, headers: response.headers, text, url: url.href, resent: false };
@@ -202,7 +236,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
           throw refuse(`a ${method} is never sent on to another server`, next);
       }
       url = next;
-      if (next.origin !== credentialOrigin) headers = withoutCredentials(headers);
+      if (next.origin !== credentialOrigin) headers = abroad(headers);
       if (response.status === 303 && method !== 'HEAD') {
         method = 'GET';
         body = undefined;
@@ -226,15 +260,18 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
       }
       const started = performance.now();
       const attempt = attemptSignal(timeoutMs, request.signal);
-      let answer: HttpAnswer | undefined;
+      let answer: (HttpAnswer & { raw?: ReadableStream<Uint8Array> | null }) | undefined;
       let failure: unknown;
       try {
         answer = await exchange(request, attempt.signal);
       } catch (error) {
         failure = error;
       } finally {
-        attempt.dispose();
-        release?.();
+        // A streamed body keeps its attempt (the timeout of each chunk) and its slot until it ends.
+        if (answer?.raw === undefined) {
+          attempt.dispose();
+          release?.();
+        }
       }
       if (answer === undefined) {
         if (isZoteusError(failure)) throw failure;
@@ -273,7 +310,10 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         );
         continue;
       }
-      return { ...answer, resent: networkRetries > 0 };
+      const { raw, ...rest } = answer;
+      if (raw === undefined) return { ...rest, resent: networkRetries > 0 };
+      const stream = bodyStream(raw, attempt, release, request, timeoutMs, redact);
+      return { ...rest, resent: networkRetries > 0, stream };
     }
   }
 
@@ -281,9 +321,13 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     redact,
     rate,
     async send(request, read) {
+      let answer: HttpAnswer | undefined;
       try {
-        return await read(await deliver(request));
+        answer = await deliver(request);
+        return await read(answer);
       } catch (error) {
+        // A body no one will read frees its connection and slot.
+        await answer?.stream?.cancel();
         // The one boundary every client's errors cross: whatever a client quoted, no secret leaves.
         throw isZoteusError(error) ? redactError(error, redact) : error;
       }
@@ -291,29 +335,91 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
   };
 }
 
-function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+function withoutCredentials(
+  headers: Readonly<Record<string, string>>,
+  home: (name: string) => boolean,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) out[name] = value;
+    if (!CREDENTIAL_HEADERS.has(name.toLowerCase()) && !home(name)) out[name] = value;
   }
   return out;
 }
 
-/** The attempt's signal: the caller's abort or the timeout, whichever comes first. */
-function attemptSignal(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; dispose(): void } {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  if (!outer) return { signal: timeout, dispose: () => {} };
-  // By hand rather than AbortSignal.any, which Node 20 gained only in 20.3.
+interface Attempt {
+  signal: AbortSignal;
+  /** The timeout starts again (a streamed body's next chunk arrived). */
+  refresh(): void;
+  dispose(): void;
+}
+
+/**
+ * The attempt's signal: the caller's abort or the timeout, whichever comes first. By hand
+ * rather than AbortSignal.any/timeout, which cannot be restarted (and Node 20 gained `any`
+ * only in 20.3).
+ */
+function attemptSignal(timeoutMs: number, outer?: AbortSignal): Attempt {
   const controller = new AbortController();
-  const onOuter = () => controller.abort(outer.reason);
-  const onTimeout = () => controller.abort(timeout.reason);
-  outer.addEventListener('abort', onOuter, { once: true });
-  timeout.addEventListener('abort', onTimeout, { once: true });
+  const fire = () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+  let timer = setTimeout(fire, timeoutMs);
+  const onOuter = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  if (outer?.aborted) onOuter();
   return {
     signal: controller.signal,
+    refresh: () => {
+      clearTimeout(timer);
+      timer = setTimeout(fire, timeoutMs);
+    },
     dispose: () => {
-      outer.removeEventListener('abort', onOuter);
-      timeout.removeEventListener('abort', onTimeout);
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+}
+
+/** The body of a streamed answer, read chunk by chunk under the attempt's (restarted) timeout. */
+function bodyStream(
+  raw: ReadableStream<Uint8Array> | null,
+  attempt: Attempt,
+  release: (() => void) | undefined,
+  request: HttpRequest,
+  timeoutMs: number,
+  redact: Redactor,
+): BodyStream {
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    attempt.dispose();
+    release?.();
+  };
+  // Nobody reading (or a stalled server) must not hold the slot for ever: the timeout frees it.
+  attempt.signal.addEventListener('abort', finish, { once: true });
+  const reader = raw?.getReader();
+  return {
+    async cancel() {
+      finish();
+      await reader?.cancel().catch(() => undefined);
+    },
+    async *[Symbol.asyncIterator]() {
+      if (!reader) return finish();
+      try {
+        for (;;) {
+          const chunk = await reader.read().catch((error: unknown) => {
+            request.signal?.throwIfAborted();
+            const timedOut = attempt.signal.aborted && isTimeout(attempt.signal.reason);
+            const reason = timedOut ? `no data for ${timeoutMs} ms` : transportReason(error);
+            throw redactError(request.failures.unreachable(reason, timedOut), redact);
+          });
+          if (chunk.done) return;
+          attempt.refresh();
+          yield chunk.value;
+        }
+      } finally {
+        finish();
+        await reader.cancel().catch(() => undefined);
+      }
     },
   };
 }

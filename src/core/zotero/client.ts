@@ -4,7 +4,7 @@
  */
 import { deleteBatch, getByKeys, patchObject, writeBatch } from './batch.js';
 import { createListingCache, type ListingCache } from './cache.js';
-import { createHttp, splitPath } from './http.js';
+import { createHttp, splitPath, type ZoteroDownload } from './http.js';
 import { getKeyInfo } from './keys.js';
 import { listAll } from './paging.js';
 import type {
@@ -26,6 +26,14 @@ import type {
 export interface ZoteroClient {
   /** One request with every safety layer; non-2xx (other than 304) throws a ZoteusError. */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ZoteroResponse<T>>;
+  /**
+   * A file's bytes, streamed (`/users/1/items/KEY/file`): the redirect to the storage host is
+   * followed without the key or Zotero's headers; non-2xx throws as `request` does.
+   */
+  download(
+    path: string,
+    options?: { call?: CallContext | undefined; field?: string | undefined },
+  ): Promise<ZoteroDownload>;
   /** Every object of a multi-object path (`/users/1/collections`), paged, capped, cached. */
   listAll<T = ZoteroObject>(path: string, options?: ListOptions): Promise<ListResult<T>>;
   /** Objects by key, 50 per request, in input order; missing keys reported. */
@@ -73,6 +81,7 @@ export function createZoteroClient(options: ZoteroClientOptions = {}): ZoteroCli
   const cache = createListingCache();
   return {
     request: (method, path, opts) => http.request(method, path, opts),
+    download: (path, opts) => http.download(path, opts),
     listAll: (path, opts) => {
       const split = splitPath(path, opts?.query);
       return listAll(http, cache, split.path, { ...opts, query: split.query });

@@ -6,7 +6,7 @@
  * headers, the URL, typed errors and the parsed answer. Everything above (paging, batches, the
  * write engine) goes through here.
  */
-import { createHttpLayer, type Failures } from '../http/index.js';
+import { createHttpLayer, type BodyStream, type Failures } from '../http/index.js';
 import { randomHex } from '../node-crypto.js';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
@@ -38,8 +38,23 @@ const realClock: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+/** A file's bytes as the Web API serves them (`GET …/items/{key}/file`, its redirect followed). */
+export interface ZoteroDownload {
+  status: number;
+  headers: Headers;
+  /** The body, chunk by chunk: iterate it once, or cancel it. */
+  body: BodyStream;
+  /** `Content-Length` of the final answer, when it says. */
+  size: number | undefined;
+}
+
 export interface Http {
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ZoteroResponse<T>>;
+  /**
+   * A GET whose 2xx body is streamed, not read as text (a file); redirects to the storage host
+   * are followed without the key or any Zotero header. Non-2xx throws as `request` does.
+   */
+  download(path: string, options?: Pick<RequestOptions, 'call' | 'query' | 'field'>): Promise<ZoteroDownload>;
   /** A fresh call context: one retry budget shared by the requests that carry it. */
   newCall(): CallContext;
   readonly redact: Redactor;
@@ -123,6 +138,18 @@ function parseBody(text: string, headers: Headers): unknown {
   }
 }
 
+function failuresOf(desc: RequestDescription): Failures {
+  return {
+    rateLimited: (seconds, cause, exhausted) =>
+      cause.kind === 'pause'
+        ? rateLimitedError(desc, seconds, 'Backoff')
+        : cause.asked
+          ? rateLimitedError(desc, seconds, `HTTP ${cause.status}`)
+          : throttledError(desc, seconds, cause.status, exhausted),
+    unreachable: (reason, timedOut) => networkError(desc, reason, timedOut),
+  };
+}
+
 export function createHttp(options: ZoteroClientOptions = {}): Http {
   const root = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
   const apiKey = options.apiKey;
@@ -145,6 +172,9 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     slots: createSemaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
     // The key is the configured server's: a redirect elsewhere goes without it.
     credentialOrigin: origin,
+    // Nor do Zotero's own headers (the API version, write tokens, version preconditions): a
+    // file's storage server is told nothing of Zotero.
+    homeHeaders: (name) => /^(zotero-|if-)/i.test(name),
     retry: { backoffHeader: true },
   });
   const budgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
@@ -172,15 +202,7 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     if (opts.ifUnmodifiedSinceVersion !== undefined)
       headers['If-Unmodified-Since-Version'] = String(opts.ifUnmodifiedSinceVersion);
     if (opts.writeToken !== undefined) headers['Zotero-Write-Token'] = opts.writeToken;
-    const failures: Failures = {
-      rateLimited: (seconds, cause, exhausted) =>
-        cause.kind === 'pause'
-          ? rateLimitedError(desc, seconds, 'Backoff')
-          : cause.asked
-            ? rateLimitedError(desc, seconds, `HTTP ${cause.status}`)
-            : throttledError(desc, seconds, cause.status, exhausted),
-      unreachable: (reason, timedOut) => networkError(desc, reason, timedOut),
-    };
+    const failures = failuresOf(desc);
     return layer.send(
       {
         method,
@@ -224,8 +246,44 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     );
   }
 
+  async function download(
+    path: string,
+    opts: Pick<RequestOptions, 'call' | 'query' | 'field'> = {},
+  ): Promise<ZoteroDownload> {
+    const split = splitPath(path, opts.query);
+    const relative = buildPath(split.path, split.query);
+    const desc: RequestDescription = { method: 'GET', path: relative, origin, redact };
+    const headers: Record<string, string> = { 'Zotero-API-Version': '3' };
+    if (apiKey) headers['Zotero-API-Key'] = apiKey;
+    return layer.send(
+      {
+        method: 'GET',
+        url: root + relative,
+        server: 'the Zotero API',
+        label: relative,
+        headers,
+        resendable: true,
+        call: opts.call ?? newCall(budgetMs),
+        failures: failuresOf(desc),
+        stream: true,
+      },
+      (answer) => {
+        if (answer.stream && answer.status >= 200 && answer.status < 300) {
+          return {
+            status: answer.status,
+            headers: answer.headers,
+            body: answer.stream,
+            size: intHeader(answer.headers, 'content-length'),
+          };
+        }
+        throw httpError(desc, answer.status, answer.text, opts.field);
+      },
+    );
+  }
+
   return {
     request,
+    download,
     newCall: () => newCall(budgetMs),
     redact,
     hasKey: apiKey !== undefined && apiKey !== '',

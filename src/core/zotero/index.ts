@@ -9,6 +9,7 @@ export {
   DEFAULT_RETRY_BUDGET_MS,
   DEFAULT_TIMEOUT_MS,
   newWriteToken,
+  type ZoteroDownload,
 } from './http.js';
 export { DEFAULT_MAX_OBJECTS, PAGE_LIMIT } from './paging.js';
 export type {

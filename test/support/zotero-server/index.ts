@@ -8,6 +8,7 @@
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Downloads } from './downloads.js';
 import { Faults } from './faults.js';
 import { headerRecord, HttpError, parseBody, queryRecord, readBody, send, type Ctx } from './http.js';
 import { route } from './router.js';
@@ -26,6 +27,8 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
   const faults = new Faults();
   const uploads = new Uploads();
   const log: RequestLogEntry[] = [];
+  const downloads = new Downloads(state, uploads, log, faults);
+  await downloads.start();
   let latency = opts.latencyMs ?? 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -102,10 +105,11 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
         return;
       }
       for (const edit of plan.edits) edit(server);
+      if (storage) downloads.capture(req);
       if (storage) return await uploads.receive(ctx, req, url.pathname.slice(STORAGE_PREFIX.length));
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
         routeLocal(ctx, state, local, faults.ignoringStart);
-      } else route(ctx, state, faults.ignoringStart, uploads);
+      } else await route(ctx, state, faults.ignoringStart, uploads, downloads);
     } catch (e) {
       if (res.headersSent || res.destroyed) return;
       if (e instanceof HttpError) send(ctx, e.status, e.body, e.headers);
@@ -125,8 +129,11 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     log,
     faults,
     files: uploads,
+    downloads,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        // The storage host goes with the API (its sockets closed, its files removed).
+        void downloads.close().catch(() => undefined);
         // Keep-alive sockets would otherwise hold close() open.
         httpServer.closeAllConnections();
         httpServer.close((err) => (err ? reject(err) : resolve()));

@@ -10,8 +10,15 @@ import { handleRead } from './routes-read.js';
 import { handleWrite } from './routes-write.js';
 import type { ServerState } from './state.js';
 import type { Uploads } from './uploads.js';
+import type { Downloads } from './downloads.js';
 
-export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean, uploads?: Uploads): void {
+export function route(
+  ctx: Ctx,
+  state: ServerState,
+  ignoreStart: boolean,
+  uploads?: Uploads,
+  downloads?: Downloads,
+): void | Promise<void> {
   authenticate(ctx, state);
   let segments: string[];
   try {
@@ -51,6 +58,9 @@ export function route(ctx: Ctx, state: ServerState, ignoreStart: boolean, upload
     segments.length === 5
   )
     return void uploads.handleFile(ctx, state, lib, itemKey);
+  // `GET {lib}/items/{key}/file`: a 302 to the storage host (downloads.ts).
+  if (downloads && read && head === 'items' && itemKey && file === 'file' && segments.length === 5)
+    return downloads.redirect(ctx, lib, itemKey);
   const r = { ctx, state, lib, segments: segments.slice(2), ignoreStart };
   const handled = read ? handleRead(r) : handleWrite(r);
   if (!handled) throw new HttpError(read ? 404 : 405, read ? 'Not found' : 'Method not allowed');

@@ -3,6 +3,7 @@
  * the fault injector and the server handle. Kept apart from the code so the handler modules
  * and the tests can share them without import cycles.
  */
+import type { DownloadStore } from './downloads.js';
 import type { FileStore } from './uploads.js';
 
 /** Mirrors `access` of `/keys/current`: a missing flag means no access. */
@@ -202,6 +203,8 @@ export interface ZoteroTestServer {
   faults: FaultInjector;
   /** The file upload protocol's storage, quotas and faults (`uploads.ts`). */
   files: FileStore;
+  /** File downloads: the storage host the API redirects to, and files put there (`downloads.ts`). */
+  downloads: DownloadStore;
   /** Serve this as `GET /schema` (Zotero's schema.json), with an ETag; `undefined`: 404 again. */
   setSchema(json: unknown): void;
   setLatency(ms: number): void;

@@ -167,14 +167,14 @@ function existsError(field: string, path: string): ZoteusError {
 }
 
 /**
- * Writes `content` (UTF-8 text, or a stream of it) to the file `raw` names, atomically, and returns its absolute
+ * Writes `content` (UTF-8 text or bytes, or a stream of them; a stream that throws leaves nothing) to the file `raw` names, atomically, and returns its absolute
  * path. Without `overwrite` an existing file is refused with `conflict` and left untouched,
  * even when it appears while this call runs (the final step is a hard link, which fails if
  * the name exists). No temporary file is left behind, whatever happens.
  */
 export async function saveFile(
   raw: string,
-  content: string | Uint8Array | AsyncIterable<string>,
+  content: string | Uint8Array | AsyncIterable<string | Uint8Array>,
   options: SaveOptions,
 ): Promise<string> {
   const field = options.field ?? 'save_path';
@@ -224,7 +224,9 @@ export async function saveFile(
       // A stream of text (a whole-library export) is written as it comes: memory stays flat.
       if (typeof content === 'string') await handle.writeFile(content, 'utf8');
       else if (content instanceof Uint8Array) await handle.writeFile(content);
-      else for await (const chunk of content) await handle.write(chunk, null, 'utf8');
+      else
+        for await (const chunk of content)
+          await (typeof chunk === 'string' ? handle.write(chunk, null, 'utf8') : handle.write(chunk));
       await handle.sync();
     } finally {
       await handle.close();

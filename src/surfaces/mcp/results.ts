@@ -130,12 +130,29 @@ export function successResult(
   const whole = partial ? `${partial} ${summary}` : summary;
   const line = whole.length > SUMMARY_MAX ? `${whole.slice(0, SUMMARY_MAX)}…` : whole;
   const { structured, json } = redactedOutput(output, redact);
+  const link = resourceLinkOf(structured);
   return {
-    content: [
-      { type: 'text', text: redact(line) },
-      { type: 'text', text: json },
-    ],
+    content: [{ type: 'text', text: redact(line) }, { type: 'text', text: json }, ...(link ? [link] : [])],
     structuredContent: structured,
+  };
+}
+
+/**
+ * An output's `resource` (`{uri, name, mimeType}`: what a tool did not embed, such as a binary
+ * file) also goes out as a `resource_link` content block, which a client can read with
+ * `resources/read`.
+ */
+function resourceLinkOf(
+  output: Record<string, unknown>,
+): { type: 'resource_link'; uri: string; name: string; mimeType?: string } | undefined {
+  const r = output.resource as { uri?: unknown; name?: unknown; mimeType?: unknown } | undefined;
+  if (r === null || typeof r !== 'object' || typeof r.uri !== 'string' || typeof r.name !== 'string')
+    return undefined;
+  return {
+    type: 'resource_link',
+    uri: r.uri,
+    name: r.name,
+    ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}),
   };
 }
 

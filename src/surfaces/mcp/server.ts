@@ -17,11 +17,13 @@ import {
   type CallToolResult,
   type GetPromptResult,
   type ListPromptsResult,
+  type ListResourceTemplatesResult,
   type ListResourcesResult,
   type ListToolsResult,
   type Prompt,
   type ReadResourceResult,
   type Resource,
+  type ResourceTemplateType,
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
@@ -30,9 +32,9 @@ import { createDeps, createServiceRegistry } from '../../core/deps.js';
 import { toZoteusError } from '../../core/errors.js';
 import type { AnyPrompt } from '../../core/prompt.js';
 import type { AnyTool, Clock, Deps, ServiceRegistry } from '../../core/tool.js';
-import type { ResourceDeclaration } from '../../core/resource.js';
+import type { ResourceDeclaration, ResourceTemplateDeclaration } from '../../core/resource.js';
 import { prompts as allPrompts } from '../../prompts/index.js';
-import { resources as allResources } from '../../resources/index.js';
+import { resources as allResources, resourceTemplates as allTemplates } from '../../resources/index.js';
 import { callTool, progressForwarder } from './call.js';
 import { describePrompt, getPrompt } from './prompts.js';
 import {
@@ -42,7 +44,7 @@ import {
   SetAsideArguments,
   withRequestId,
 } from './protocol.js';
-import { describeResource, readResource } from './resources.js';
+import { describeResource, describeTemplate, readResource } from './resources.js';
 import { ERROR_META_KEY } from './results.js';
 import { describeTool, exposedTools } from './schemas.js';
 import { CallParamsAsSent } from './validate.js';
@@ -53,6 +55,8 @@ export interface McpServerOptions {
   prompts?: readonly AnyPrompt[];
   /** The resource declarations to serve; default the one list of `src/resources`. */
   resources?: readonly ResourceDeclaration[];
+  /** The resource templates to serve; default the one list of `src/resources`. */
+  resourceTemplates?: readonly ResourceTemplateDeclaration[];
   config: Config;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -92,6 +96,7 @@ const CACHE_HINTS = {
   'tools/list': LIST_CACHE_HINT,
   'prompts/list': LIST_CACHE_HINT,
   'resources/list': LIST_CACHE_HINT,
+  'resources/templates/list': LIST_CACHE_HINT,
   'server/discover': LIST_CACHE_HINT,
 } as const;
 
@@ -110,6 +115,8 @@ export interface McpCatalogue {
   readonly promptTools: readonly AnyTool[];
   readonly resources: readonly ResourceDeclaration[];
   readonly resourceList: readonly Resource[];
+  readonly templates: readonly ResourceTemplateDeclaration[];
+  readonly templateList: readonly ResourceTemplateType[];
   /** What the server says of itself at the start (MCP `instructions`). */
   readonly instructions: string;
   /** One line per request (redacted); dropped when the options gave no writeLog. */
@@ -134,6 +141,7 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
   const exposed = exposedTools(options.tools, options.config);
   const prompts = options.prompts ?? allPrompts;
   const resources = options.resources ?? allResources;
+  const templates = options.resourceTemplates ?? allTemplates;
   const writeLog = options.writeLog;
   return {
     config: options.config,
@@ -147,6 +155,8 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
     instructions: instructionsFor(exposed),
     resources,
     resourceList: resources.map(describeResource),
+    templates,
+    templateList: templates.map(describeTemplate),
     log: writeLog ? (line) => writeLog(deps.redact(line)) : () => {},
     close: async () => {
       if (ownsServices) await services.close();
@@ -315,8 +325,13 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
   );
   server.setRequestHandler('resources/read', (request, ctx) =>
     answer<ReadResourceResult>(ctx, 'resources/read', request.params.uri, () =>
-      readResource(catalogue.resources, request.params.uri, deps),
+      readResource(catalogue.resources, catalogue.templates, request.params.uri, deps),
     ),
+  );
+  server.setRequestHandler('resources/templates/list', (_request, ctx) =>
+    answer<ListResourceTemplatesResult>(ctx, 'resources/templates/list', undefined, () => ({
+      resourceTemplates: [...catalogue.templateList],
+    })),
   );
 
   // The arguments as sent, so that a `__proto__` key reaches parseArguments and is refused,

@@ -1,11 +1,13 @@
 /**
  * `zotero_get_attachment` / `zot attachment list KEY`, `zot attachment get KEY [--save PATH]`:
  * an item's attachments (link mode, content type, size, MD5, on this computer or only in the
- * cloud), and one attachment's file read from this computer with its MD5 checked: text files
- * as text, any file saved with save_path. Writes no library; with a save path it writes a
+ * cloud), and one attachment's file, read from this computer or downloaded from Zotero's cloud
+ * storage, with its MD5 checked: text files as text, any file saved with save_path, a binary
+ * file otherwise named by its MCP resource. Writes no library; with a save path it writes a
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
+import { onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields } from '../shared/output.js';
@@ -39,11 +41,17 @@ export default defineTool({
     'title, linkMode, contentType, filename, size, md5 (Zotero’s hash), local (the file is on this computer, in the',
     'desktop’s storage folder or a linked file’s path) and inCloud (Zotero’s cloud storage holds it). action "get" (the',
     'default for an attachment key) reads one file, the attachment named or the item’s best (PDF first), from this',
-    'computer and checks its MD5 against Zotero’s (file.md5Matches; a difference is said in message): a text file',
-    '(text/*, JSON, XML) comes back as text (max_chars, default 10,000, and offset to read on); with save_path any file',
-    'is saved there (never replacing a file unless overwrite is true; confined to the caller’s folder on a shared',
-    'deployment) and saved says where. A file only in the cloud is not_found with what to do. For the document’s text',
-    'with pages and passages, use zotero_get_fulltext.',
+    'computer when it is there, else downloads it from Zotero’s cloud storage (needs a key with file access;',
+    'file.source says storage, linked or cloud), and checks its MD5 against Zotero’s (file.md5Matches): a downloaded',
+    'file that differs is an error and is not saved; a file on this computer that differs is read and the difference',
+    'said in message. A text file (text/*, JSON, XML) comes back as text (max_chars, default 10,000, and offset to read',
+    'on); with save_path any file is saved there (never replacing a file unless overwrite is true; confined to the',
+    'caller’s folder on a shared deployment) and saved says where.',
+    onlyOn(
+      'mcp',
+      'A binary file without save_path comes back as resource, a link to zotero://attachments/{library}/{key}, which resources/read serves when the file is at most 75,000 bytes.',
+    ),
+    'For the document’s text with pages and passages, use zotero_get_fulltext.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -65,7 +73,8 @@ export default defineTool({
       args: ['item_key'],
       preset: { action: 'get' },
       flags: { save_path: 'save' },
-      summary: 'Read an attachment’s file (text printed; --save PATH saves any file), its MD5 checked.',
+      summary:
+        'Read an attachment’s file, here or from the cloud (text printed; --save PATH saves any file), its MD5 checked.',
     },
   ],
   input: z
@@ -106,10 +115,18 @@ export default defineTool({
     file: z
       .object({
         key: z.string(),
-        source: z.enum(['storage', 'linked']).describe('The desktop’s storage folder, or a linked file.'),
-        path: z.string(),
-        size: z.number().int(),
-        md5: z.string().describe('The MD5 of the bytes read.'),
+        source: z
+          .enum(['storage', 'linked', 'cloud'])
+          .describe('The desktop’s storage folder, a linked file, or Zotero’s cloud storage (downloaded).'),
+        path: z
+          .string()
+          .describe('The file on this computer, or the Web API path it is downloaded from (cloud).'),
+        size: z
+          .number()
+          .int()
+          .nullable()
+          .describe('Bytes read; null when not read (a binary file in the cloud without save_path).'),
+        md5: z.string().nullable().describe('The MD5 of the bytes read; null when not read.'),
         expectedMd5: z.string().nullable().describe('Zotero’s hash of the file, when it has one.'),
         md5Matches: z
           .boolean()
@@ -126,6 +143,12 @@ export default defineTool({
       .object({ path: z.string(), bytes: z.number().int() })
       .optional()
       .describe('The file written, and its size in bytes.'),
+    resource: z
+      .object({ uri: z.string(), name: z.string(), mimeType: z.string() })
+      .optional()
+      .describe(
+        'get, a binary file without save_path: the MCP resource that serves it (zotero://attachments/{library}/{key}).',
+      ),
     message: z.string().optional(),
     provenance: z.string(),
   }),
@@ -139,7 +162,9 @@ export default defineTool({
     const f = out.file;
     const check =
       f?.md5Matches === false ? ' (MD5 differs from Zotero’s)' : f?.md5Matches ? ' (MD5 checked)' : '';
-    const what = `${out.attachment?.filename ?? f?.key ?? '?'}, ${plural(f?.size ?? 0, 'byte')}${check}`;
+    const from = f?.source === 'cloud' ? ' from Zotero’s cloud storage' : '';
+    const size = f?.size === null || f?.size === undefined ? '' : `, ${plural(f.size, 'byte')}`;
+    const what = `${out.attachment?.filename ?? f?.key ?? '?'}${size}${from}${check}`;
     return out.saved
       ? `Saved ${what} to ${out.saved.path}.`
       : `Read ${what}.${out.message ? ` ${out.message}` : ''}`;
@@ -180,6 +205,7 @@ export default defineTool({
     }
     const { getAttachment } = await import('../../core/attachments/download.js');
     const out = await getAttachment(deps, input, async (path, bytes) => {
+      // Streamed to a temporary file and put in place only once the bytes are whole and checked.
       const { saveFile } = await import('../../render/save.js');
       return saveFile(path, bytes, {
         overwrite: input.overwrite === true,

@@ -242,7 +242,7 @@ describe('zotero_get_attachment: get', () => {
     const cloud = await refusal({ item_key: K.cloud });
     expect(cloud.code).toBe('not_found');
     expect(cloud.message).toBe(
-      `The file of attachment '${K.cloud}' cannot be read: it is only in Zotero’s cloud storage, and this version of Zoteus reads attachment files only from this computer.`,
+      `The file of attachment '${K.cloud}' cannot be read: it is only in Zotero’s cloud storage, and no Zotero API key is configured to download it.`,
     );
     expect((await refusal({ item_key: K.link })).message).toBe(
       `Item '${K.link}' has no attachment with a file.`,

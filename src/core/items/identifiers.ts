@@ -1,13 +1,18 @@
 /**
  * DOIs and arXiv ids: recognising them in the forms people paste (URLs, `doi:` and `arXiv:`
  * prefixes), normalising them, and finding them in existing items for the duplicate check.
+ * ISBNs (isbn.ts) and page URLs (page-metadata.ts) are identifiers of imports too.
  */
+import { isbnsIn, parseIsbn } from './isbn.js';
 
-export type IdentifierKind = 'doi' | 'arxiv';
+export type IdentifierKind = 'doi' | 'arxiv' | 'isbn' | 'url';
 
 export interface Identifier {
   kind: IdentifierKind;
-  /** As it will be resolved: a DOI without prefix; an arXiv id with its version if one was given. */
+  /**
+   * As it will be resolved: a DOI without prefix; an arXiv id with its version if one was given;
+   * an ISBN-13 (digits); a page's http(s) URL without its fragment.
+   */
   value: string;
 }
 
@@ -51,7 +56,10 @@ export function parseArxiv(text: string): string | undefined {
   return undefined;
 }
 
-/** A DOI or an arXiv id, detected from one line of input; undefined when it is neither. */
+/**
+ * A DOI, an arXiv id, a valid ISBN or a page's http(s) URL, detected from one line of input;
+ * undefined when it is none of them (an ISBN with a wrong check digit included: parseIsbn says why).
+ */
 export function detectIdentifier(text: string): Identifier | undefined {
   const s = text.trim();
   // An arXiv URL or prefix is unambiguous; a bare new-style id cannot be a DOI either.
@@ -59,7 +67,33 @@ export function detectIdentifier(text: string): Identifier | undefined {
   if (arxiv) return { kind: 'arxiv', value: arxiv };
   const doi = parseDoi(s);
   if (doi) return { kind: 'doi', value: doi };
+  const isbn = parseIsbn(s);
+  if (isbn && 'isbn' in isbn) return { kind: 'isbn', value: isbn.isbn.isbn13 };
+  const url = pageUrl(s);
+  if (url) return { kind: 'url', value: url };
   return undefined;
+}
+
+/** An http(s) URL without credentials, as fetched: its fragment dropped; else undefined. */
+export function pageUrl(text: string): string | undefined {
+  const s = text.trim();
+  if (!/^https?:\/\/\S+$/i.test(s) || s.length > 8192) return undefined;
+  try {
+    const url = new URL(s);
+    if (url.username || url.password || !url.hostname) return undefined;
+    url.hash = '';
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A page's identity: host, path and query, whatever the scheme, without a trailing slash. */
+function urlIdentity(href: string): string | undefined {
+  const url = pageUrl(href);
+  if (!url) return undefined;
+  const u = new URL(url);
+  return `url:${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
 }
 
 /** The arXiv id without its version: what identifies the paper. */
@@ -77,6 +111,11 @@ export function arxivDoi(id: string): string {
  * version>`. An arXiv id also stands for its arXiv DOI and the other way round.
  */
 export function identitiesOf(id: Identifier): string[] {
+  if (id.kind === 'isbn') return [`isbn:${id.value}`];
+  if (id.kind === 'url') {
+    const identity = urlIdentity(id.value);
+    return identity ? [identity] : [];
+  }
   if (id.kind === 'arxiv') {
     const base = arxivBase(id.value).toLowerCase();
     return [`arxiv:${base}`, `doi:${arxivDoi(base).toLowerCase()}`];
@@ -114,5 +153,9 @@ export function identitiesOfItem(data: Record<string, unknown>): string[] {
   const url = str(data.url);
   if (/arxiv\.org\/(abs|pdf)\//i.test(url)) addArxiv(url);
   else if (/doi\.org\/10\./i.test(url)) addDoi(url);
+  // ISBN-10 and -13 of a book are one identity; the field may hold several, hyphenated or not.
+  for (const isbn of isbnsIn(str(data.ISBN))) out.add(`isbn:${isbn}`);
+  const page = url ? urlIdentity(url) : undefined;
+  if (page) out.add(page);
   return [...out];
 }

@@ -1,9 +1,13 @@
 /**
  * `zotero_import`: items from identifiers (DOIs via Crossref then DataCite, arXiv ids via the
- * arXiv API) and from BibTeX, RIS and CSL-JSON records, added to a Web API library.
+ * arXiv API, ISBNs via Open Library then the Library of Congress, web pages by their embedded
+ * metadata or the DOI they name) and from BibTeX, RIS and CSL-JSON records, added to a Web API
+ * library.
  *
  * Order of work: the input is read offline (unrecognised lines fail there, without a request);
- * the library is opened (key check, write access); entries repeated within the input are
+ * the library is opened (key check, write access); web pages are fetched and read (a page that
+ * names a DOI or an arXiv id becomes that identifier, its own metadata kept as the fallback);
+ * entries repeated within the input are
  * folded onto their first occurrence; the duplicate check finds items the library already has
  * with the same DOI or arXiv id (reported as `unchanged` with the existing key, nothing added,
  * unless `allow_duplicates`); the rest are resolved and written 50 at a time (one batch `POST`
@@ -11,7 +15,7 @@
  *
  * Duplicate check cost: one probe (`items/top?limit=1`) for the library's size, then whichever
  * is cheaper, one page per 100 items of the library (`items/top`, paged) or one search per
- * identifier (`items?q=…&qmode=everything`).
+ * identifier (`items?q=…&qmode=everything`; an ISBN is searched as ISBN-13 and as ISBN-10).
  */
 import { toZoteusError, ZoteusError, type ErrorCode } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
@@ -21,8 +25,11 @@ import type { Deps } from '../tool.js';
 import { createObjects } from '../writes/index.js';
 import { BATCH_SIZE, chunk, type CallContext, type ZoteroObject } from '../zotero/index.js';
 import { unique } from './common.js';
-import { cslToZotero } from './csl.js';
+import { resolveIsbns } from './books.js';
+import { cslToZotero, type CslItem } from './csl.js';
 import { arxivBase, identitiesOf, identitiesOfItem } from './identifiers.js';
+import { isbn13to10, parseIsbn } from './isbn.js';
+import { fetchPage, nothingOnPage, readPageMetadata } from './page-metadata.js';
 import { entriesOf, type ImportEntry, type ImportSource } from './records.js';
 import { resolveArxiv, resolveDoi, resolverSettings, type ResolverSettings } from './resolvers.js';
 import { onlineSchema, type ItemSchema } from './schema.js';
@@ -31,7 +38,7 @@ import { toolRef } from '../call/refs.js';
 
 /** Entries resolved and written per batch (one batch POST each). */
 export const IMPORT_BATCH = BATCH_SIZE;
-/** DOI lookups in flight at once. */
+/** DOI lookups in flight at once (and pages fetched at once). */
 const RESOLVE_CONCURRENCY = 4;
 export const IMPORT_PHASE = 'batch_add';
 
@@ -74,17 +81,37 @@ async function mapLimit<T, R>(list: readonly T[], limit: number, fn: (item: T) =
   return out;
 }
 
+/** An entry as import works on it: a web page's entry knows the page it was read from. */
+interface Entry extends ImportEntry {
+  page?: {
+    /** The page's URL (fragment dropped): the item's `url`, and an identity of the entry. */
+    url: string;
+    host: string;
+    /** The page's own metadata, used when the DOI or arXiv id it names cannot be resolved. */
+    fallback?: CslItem;
+  };
+}
+
 /** What to search for an entry, and the identities it stands for. */
 interface Probe {
   ids: string[];
-  query: string;
+  queries: string[];
 }
 
-function probeOf(entry: ImportEntry): Probe | undefined {
-  if (!entry.identifier) return undefined;
-  const query =
-    entry.identifier.kind === 'arxiv' ? arxivBase(entry.identifier.value) : entry.identifier.value;
-  return { ids: identitiesOf(entry.identifier), query };
+/** The identities of an entry: its identifier's, and the page it came from. */
+function idsOf(entry: Entry): string[] {
+  const ids = entry.identifier ? identitiesOf(entry.identifier) : [];
+  if (entry.page && entry.identifier?.kind !== 'url')
+    ids.push(...identitiesOf({ kind: 'url', value: entry.page.url }));
+  return ids;
+}
+
+function probeOf(entry: Entry): Probe | undefined {
+  const id = entry.identifier;
+  if (!id) return undefined;
+  const isbn10 = id.kind === 'isbn' ? isbn13to10(id.value) : undefined;
+  const queries = id.kind === 'arxiv' ? [arxivBase(id.value)] : isbn10 ? [id.value, isbn10] : [id.value];
+  return { ids: idsOf(entry), queries };
 }
 
 /**
@@ -121,7 +148,7 @@ export async function findExisting(
     if (listing.complete) return found;
     rest = probes.filter((p) => !p.ids.some((id) => found.has(id)));
   }
-  const queries = unique(rest.map((p) => p.query));
+  const queries = unique(rest.flatMap((p) => p.queries));
   await Promise.all(
     queries.map(async (q) => {
       const answer = await lib.client.request<ZoteroObject[]>('GET', `/${lib.prefix}/items`, {
@@ -137,45 +164,102 @@ export async function findExisting(
 
 type Resolution = { item: Record<string, unknown> } | { error: ZoteusError };
 
-/** Resolves one batch: records are mapped as they are; DOIs looked up; arXiv ids in one request. */
+/**
+ * An entry's resolution, with what its page adds: the page's URL when the item has none, and
+ * the page's own metadata when the DOI or arXiv id it names is unknown.
+ */
+function withPage(schema: ItemSchema, e: Entry, r: Resolution): Resolution {
+  if (!e.page) return r;
+  if ('error' in r) {
+    if (r.error.code !== 'not_found' || !e.page.fallback) return r;
+    return { item: cslToZotero(schema, e.page.fallback, { libraryCatalog: e.page.host }) };
+  }
+  if (r.item.url === undefined && schema.types.get(String(r.item.itemType))?.fields.has('url'))
+    return { item: { ...r.item, url: e.page.url } };
+  return r;
+}
+
+/**
+ * Resolves one batch: records (and pages' own metadata) are mapped as they are; DOIs looked up;
+ * arXiv ids in one request; ISBNs in one request per catalogue.
+ */
 async function resolveBatch(
   deps: Deps,
   settings: ResolverSettings,
   schema: ItemSchema,
-  batch: readonly ImportEntry[],
-): Promise<Map<ImportEntry, Resolution>> {
-  const out = new Map<ImportEntry, Resolution>();
+  batch: readonly Entry[],
+): Promise<Map<Entry, Resolution>> {
+  const out = new Map<Entry, Resolution>();
+  const set = (e: Entry, r: Resolution): void => void out.set(e, withPage(schema, e, r));
   const arxivEntries = batch.filter((e) => !e.csl && e.identifier?.kind === 'arxiv');
   const doiEntries = batch.filter((e) => !e.csl && e.identifier?.kind === 'doi');
-  for (const e of batch) if (e.csl) out.set(e, { item: cslToZotero(schema, e.csl) });
-  const [arxiv] = await Promise.all([
+  const isbnEntries = batch.filter((e) => !e.csl && e.identifier?.kind === 'isbn');
+  for (const e of batch) {
+    if (e.csl) set(e, { item: cslToZotero(schema, e.csl, e.page ? { libraryCatalog: e.page.host } : {}) });
+  }
+  const isbnOf = (e: Entry) => {
+    const read = parseIsbn(e.entry);
+    return read && 'isbn' in read
+      ? read.isbn
+      : { isbn13: e.identifier?.value as string, compact: e.identifier?.value as string };
+  };
+  const [arxiv, books] = await Promise.all([
     resolveArxiv(
       deps,
       settings,
       schema,
       arxivEntries.map((e) => e.identifier?.value as string),
     ),
+    resolveIsbns(deps, settings, schema, isbnEntries.map(isbnOf)),
     mapLimit(doiEntries, RESOLVE_CONCURRENCY, async (e) => {
       try {
         const resolved = await resolveDoi(deps, settings, schema, e.identifier?.value as string);
-        out.set(e, { item: resolved.item });
+        set(e, { item: resolved.item });
       } catch (error) {
-        out.set(e, { error: toZoteusError(error) });
+        set(e, { error: toZoteusError(error) });
       }
     }),
   ]);
-  for (const e of arxivEntries) {
-    const r = arxiv.get(e.identifier?.value as string);
-    out.set(
+  const settle = (e: Entry, r: unknown, service: string): void =>
+    set(
       e,
       r === undefined
-        ? { error: new ZoteusError('internal_error', 'arXiv lookup lost an id.') }
+        ? { error: new ZoteusError('internal_error', `${service} lookup lost an identifier.`) }
         : r instanceof ZoteusError
           ? { error: r }
-          : { item: r.item },
+          : { item: (r as { item: Record<string, unknown> }).item },
     );
-  }
+  for (const e of arxivEntries) settle(e, arxiv.get(e.identifier?.value as string), 'arXiv');
+  for (const e of isbnEntries) settle(e, books.get(e.identifier?.value as string), 'ISBN');
   return out;
+}
+
+/**
+ * Fetches and reads the pages of the `url` entries, a few at a time: a page naming a DOI or an
+ * arXiv id becomes that identifier (its own metadata the fallback), a page with metadata of its
+ * own becomes a record, and a page with neither (or that cannot be fetched) fails on its own.
+ */
+async function readPages(
+  deps: Deps,
+  settings: ResolverSettings,
+  entries: readonly Entry[],
+): Promise<Entry[]> {
+  const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
+  return mapLimit(entries, RESOLVE_CONCURRENCY, async (e): Promise<Entry> => {
+    if (e.error || e.identifier?.kind !== 'url') return e;
+    const url = new URL(e.identifier.value);
+    try {
+      const page = await fetchPage(deps, settings, url);
+      const meta = readPageMetadata(page.html, url.href, today);
+      const base = { url: url.href, host: url.host, ...(meta.csl ? { fallback: meta.csl } : {}) };
+      if (meta.doi) return { ...e, identifier: { kind: 'doi', value: meta.doi }, page: base };
+      if (meta.arxiv) return { ...e, identifier: { kind: 'arxiv', value: meta.arxiv }, page: base };
+      if (meta.csl) return { ...e, csl: meta.csl, page: { url: url.href, host: url.host } };
+      return { ...e, error: nothingOnPage(url.href) };
+    } catch (error) {
+      return { ...e, error: toZoteusError(error) };
+    }
+  });
 }
 
 function titleOf(item: Record<string, unknown>): string | undefined {
@@ -186,7 +270,7 @@ function titleOf(item: Record<string, unknown>): string | undefined {
 }
 
 export async function importItems(deps: Deps, input: ImportInput): Promise<ImportOutput> {
-  const { source, entries } = entriesOf(input);
+  const { source, entries: given } = entriesOf(input);
   const settings = resolverSettings(deps);
   const extraTags = unique((input.tags ?? []).map((t) => t.trim()).filter(Boolean));
   const client = await webClient(deps);
@@ -212,6 +296,11 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
     }
   }
 
+  // Web pages are read once the library is known to be writable: they may become identifiers.
+  const entries: Entry[] = given.some((e) => e.identifier?.kind === 'url')
+    ? await readPages(deps, settings, given)
+    : given;
+
   const output: ImportOutput = { succeeded: [], unchanged: [], failed: [], total: entries.length };
   const errors = new Map<ImportEntry, ZoteusError>();
   const fail = (e: ImportEntry, error: unknown): void => {
@@ -232,15 +321,15 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
   }
 
   // Repeats within the input fold onto their first occurrence.
-  const firstOf = new Map<string, ImportEntry>();
-  const repeats: Array<{ entry: ImportEntry; of: ImportEntry }> = [];
-  const work: ImportEntry[] = [];
+  const firstOf = new Map<string, Entry>();
+  const repeats: Array<{ entry: Entry; of: Entry }> = [];
+  const work: Entry[] = [];
   for (const e of entries) {
     if (e.error) {
       fail(e, e.error);
       continue;
     }
-    const ids = e.identifier ? identitiesOf(e.identifier) : [];
+    const ids = idsOf(e);
     const prior = ids.map((id) => firstOf.get(id)).find((p) => p !== undefined);
     if (prior) {
       repeats.push({ entry: e, of: prior });
@@ -256,11 +345,9 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
     const existing = await findExisting(lib, probes, call, noteVersion);
     toAdd = [];
     for (const e of work) {
-      const key = e.identifier
-        ? identitiesOf(e.identifier)
-            .map((id) => existing.get(id))
-            .find(Boolean)
-        : undefined;
+      const key = idsOf(e)
+        .map((id) => existing.get(id))
+        .find(Boolean);
       if (key) {
         keyOf.set(e, key);
         output.unchanged.push({ entry: e.entry, key, reason: 'duplicate' });
@@ -270,7 +357,7 @@ export async function importItems(deps: Deps, input: ImportInput): Promise<Impor
 
   const total = entries.length;
   let done = total - toAdd.length - repeats.length;
-  const batched = source === 'file' || source === 'identifiers';
+  const batched = source === 'file' || source === 'identifiers' || total > 1;
   if (batched) deps.progress({ event: 'start', phase: IMPORT_PHASE, done: 0, total });
   let aborted: ZoteusError | undefined;
   for (const batch of chunk(toAdd, IMPORT_BATCH)) {

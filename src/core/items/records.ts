@@ -8,7 +8,8 @@ import { ZoteusError } from '../errors.js';
 import { MAX_INPUT_DEPTH, textNestsTooDeep } from '../input-bounds.js';
 import { bibtexToCsl, parseBibtex } from './bibtex.js';
 import { cslText, type CslItem } from './csl.js';
-import { detectIdentifier, parseArxiv, parseDoi, type Identifier } from './identifiers.js';
+import { detectIdentifier, pageUrl, parseArxiv, parseDoi, type Identifier } from './identifiers.js';
+import { parseIsbn } from './isbn.js';
 import { parseRis, risToCsl } from './ris.js';
 import { toolRef } from '../call/refs.js';
 
@@ -37,6 +38,8 @@ export interface ImportSource {
   doi?: string | undefined;
   arxiv?: string | undefined;
   identifiers?: readonly string[] | undefined;
+  isbn?: readonly string[] | undefined;
+  url?: readonly string[] | undefined;
   records?: string | undefined;
   format?: 'auto' | RecordFormat | undefined;
 }
@@ -50,21 +53,74 @@ export function detectFormat(text: string): RecordFormat {
   return 'identifiers';
 }
 
+const shown = (line: string): string => (line.length > 80 ? `${line.slice(0, 77)}...` : line);
+
+/** An ISBN-shaped text that is no ISBN: its check digit named. */
+function badIsbn(line: string, position: number, reason: string): ImportEntry {
+  return {
+    entry: line,
+    position,
+    raw: line,
+    error: new ZoteusError('validation_error', `'${shown(line)}' is not a valid ISBN: ${reason}.`, {
+      hint: 'Copy the ISBN again from the book (the copyright page or the barcode); hyphens and spaces may stay.',
+    }),
+  };
+}
+
 function identifierEntry(line: string, position: number): ImportEntry {
   const identifier = detectIdentifier(line);
   if (identifier) return { entry: line, position, identifier, raw: line };
+  const isbn = parseIsbn(line);
+  if (isbn && 'error' in isbn) return badIsbn(line, position, isbn.error);
   return {
     entry: line,
     position,
     raw: line,
     error: new ZoteusError(
       'validation_error',
-      `'${line.length > 80 ? `${line.slice(0, 77)}...` : line}' is neither a DOI nor an arXiv id.`,
+      `'${shown(line)}' is not a DOI, an arXiv id, an ISBN or a web page's URL.`,
       {
-        hint: 'One identifier per line: a DOI (10.1234/abc, doi:…, https://doi.org/…) or an arXiv id (2101.00001, arXiv:…).',
+        hint: 'One identifier per line: a DOI (10.1234/abc, doi:…, https://doi.org/…), an arXiv id (2101.00001, arXiv:…), an ISBN (978-0-306-40615-7) or an http(s) URL.',
       },
     ),
   };
+}
+
+/** One ISBN of the `isbn` list: checked offline, a wrong check digit failing on its own. */
+function isbnEntry(text: string, position: number): ImportEntry {
+  const line = text.trim();
+  const isbn = parseIsbn(line);
+  if (isbn && 'isbn' in isbn)
+    return { entry: line, position, identifier: { kind: 'isbn', value: isbn.isbn.isbn13 }, raw: line };
+  if (isbn) return badIsbn(line, position, isbn.error);
+  return {
+    entry: line,
+    position,
+    raw: line,
+    error: new ZoteusError('validation_error', `'${shown(line)}' is not an ISBN.`, {
+      hint: 'An ISBN has 10 or 13 digits (the ISBN-10 may end in X), e.g. 978-0-306-40615-7 or 0-306-40615-2.',
+    }),
+  };
+}
+
+/** One page of the `url` list: a doi.org or arXiv URL is that identifier; else the page is read. */
+function urlEntry(text: string, position: number): ImportEntry {
+  const line = text.trim();
+  const url = pageUrl(line);
+  if (!url) {
+    return {
+      entry: line,
+      position,
+      raw: line,
+      error: new ZoteusError('validation_error', `'${shown(line)}' is not an http(s) URL.`, {
+        hint: 'Give the full address of the page, e.g. https://example.org/article/123 (no user name or password in it).',
+      }),
+    };
+  }
+  const known = detectIdentifier(line);
+  const identifier: Identifier =
+    known && (known.kind === 'doi' || known.kind === 'arxiv') ? known : { kind: 'url', value: url };
+  return { entry: line, position, identifier, raw: line };
 }
 
 function identifierLines(text: string): ImportEntry[] {
@@ -197,7 +253,7 @@ export function parseRecords(
 }
 
 export interface SourceEntries {
-  source: 'doi' | 'arxiv' | 'identifiers' | 'file';
+  source: 'doi' | 'arxiv' | 'identifiers' | 'isbn' | 'url' | 'file';
   format?: RecordFormat;
   entries: ImportEntry[];
 }
@@ -243,6 +299,10 @@ export function entriesOf(input: ImportSource): SourceEntries {
       source: 'identifiers',
       entries: input.identifiers.map((line, i) => identifierEntry(line.trim(), i)),
     };
+  } else if (input.isbn !== undefined) {
+    out = { source: 'isbn', entries: input.isbn.map((text, i) => isbnEntry(text, i)) };
+  } else if (input.url !== undefined) {
+    out = { source: 'url', entries: input.url.map((text, i) => urlEntry(text, i)) };
   } else if (input.records !== undefined) {
     const parsed = parseRecords(input.records, input.format ?? 'auto');
     out = { source: 'file', format: parsed.format, entries: parsed.entries };
@@ -260,7 +320,7 @@ export function entriesOf(input: ImportSource): SourceEntries {
       'validation_error',
       `No identifiers or records found in the input${out.format ? ` (read as ${out.format})` : ''}.`,
       {
-        field: out.source === 'file' ? 'records' : 'identifiers',
+        field: out.source === 'file' ? 'records' : out.source === 'identifiers' ? 'identifiers' : out.source,
         hint: 'One identifier per line, or a BibTeX, RIS or CSL-JSON file (format may be given explicitly).',
       },
     );
@@ -270,7 +330,7 @@ export function entriesOf(input: ImportSource): SourceEntries {
       'validation_error',
       `${out.entries.length} entries in one call is more than the ${MAX_ENTRIES} allowed.`,
       {
-        field: out.source === 'file' ? 'records' : 'identifiers',
+        field: out.source === 'file' ? 'records' : out.source === 'identifiers' ? 'identifiers' : out.source,
         hint: `Split the input into files of at most ${MAX_ENTRIES} entries.`,
       },
     );

@@ -27,6 +27,9 @@ export interface ResolverSettings {
   datacite: string;
   arxiv: string;
   mailto: string | undefined;
+  /** Open Library and the Library of Congress's SRU catalogue (ISBNs, books.ts). */
+  openlibrary: string;
+  loc: string;
   timeoutMs: number;
   /** What one resolver request may spend waiting out rate limits (ZOTEUS_RETRY_BUDGET_MS). */
   retryBudgetMs: number;
@@ -38,12 +41,14 @@ export type ResolverDeps = Pick<Deps, 'clock' | 'log'> & Partial<Pick<Deps, 'red
 
 /** The resolver settings, read and validated with the rest of the configuration (config.ts). */
 export function resolverSettings(deps: Pick<Deps, 'config' | 'version'>): ResolverSettings {
-  const { crossref, datacite, arxiv, mailto } = deps.config.resolvers;
+  const { crossref, datacite, arxiv, mailto, openlibrary, loc } = deps.config.resolvers;
   return {
     crossref,
     datacite,
     arxiv,
     mailto,
+    openlibrary,
+    loc,
     timeoutMs: deps.config.timeoutMs,
     retryBudgetMs: deps.config.retryBudgetMs,
     userAgent: `Zoteus/${deps.version}${mailto ? ` (mailto:${mailto})` : ''}`,
@@ -66,6 +71,8 @@ const URL_VARIABLE: Record<string, string> = {
   Crossref: 'ZOTEUS_CROSSREF_URL',
   DataCite: 'ZOTEUS_DATACITE_URL',
   arXiv: 'ZOTEUS_ARXIV_URL',
+  'Open Library': 'ZOTEUS_OPENLIBRARY_URL',
+  'Library of Congress': 'ZOTEUS_LOC_URL',
 };
 
 /** One GET to a resolver with bounded retries; non-2xx statuses other than retried ones are returned. */
@@ -112,6 +119,14 @@ function get(
     ({ status, text }) => ({ status, text }),
   );
 }
+
+/** One GET to a resolver (the other resolvers' modules: books.ts). */
+export const resolverGet = get;
+/** A status a resolver should not answer with, as an `api_error` naming it. */
+export const resolverUnexpected = (service: string, status: number): ZoteusError =>
+  unexpected(service, status);
+/** A resolver's JSON answer, or `api_error` naming it. */
+export const resolverJson = (service: string, text: string): unknown => parseJson(service, text);
 
 function unexpected(service: string, status: number): ZoteusError {
   if (status >= 500) {
@@ -309,7 +324,7 @@ export function dataciteToCsl(attributes: Record<string, unknown>, schema: ItemS
 
 export interface Resolved {
   item: Record<string, unknown>;
-  source: 'crossref' | 'datacite' | 'arxiv';
+  source: 'crossref' | 'datacite' | 'arxiv' | 'openlibrary' | 'loc' | 'page';
 }
 
 /**

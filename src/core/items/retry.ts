@@ -42,6 +42,12 @@ export function retryImportInput<I extends ImportInput>(input: I, previous: Impo
     const again = input.identifiers.filter((line) => failedEntries.has(line.trim()));
     return again.length ? { ...input, identifiers: again } : null;
   }
+  for (const list of ['isbn', 'url'] as const) {
+    const given = input[list];
+    if (given === undefined) continue;
+    const again = given.filter((line) => failedEntries.has(line.trim()));
+    return again.length ? { ...input, [list]: again } : null;
+  }
   return input;
 }
 

@@ -1,4 +1,7 @@
-/** `zotero_import` / `zot add --doi D | --arxiv ID | --from-file FILE`: items from identifiers and citation files. */
+/**
+ * `zotero_import` / `zot add --doi D | --arxiv ID | --isbn ISBN… | --url URL… | --from-file FILE`: items
+ * from identifiers, web pages and citation files.
+ */
 import * as z from 'zod';
 import { entriesOf, RECORD_FORMATS } from '../../core/items/records.js';
 import { mergeImport, retryImportInput } from '../../core/items/retry.js';
@@ -17,19 +20,24 @@ const entryError = z.object({
 
 export default defineTool({
   name: 'zotero_import',
-  title: 'Import items by DOI, arXiv id or file',
+  title: 'Import items by DOI, arXiv id, ISBN, web page or file',
   summary:
-    'Add items by DOI or arXiv id (metadata looked up), or from a list of identifiers, BibTeX, RIS or CSL-JSON.',
+    'Add items by DOI, arXiv id, ISBN or web page URL (metadata looked up), or from identifiers, BibTeX, RIS or CSL-JSON.',
   description: [
     'Writes new items to the Zotero cloud library (Web API), with metadata looked up for you: a DOI at Crossref, then',
-    'DataCite; an arXiv id at the arXiv API (saved as a preprint). Give exactly one of doi, arxiv, identifiers (a list of',
-    'DOIs and arXiv ids, mixed) or records (the text of a file: one identifier per line, or BibTeX, RIS or CSL-JSON, whose',
-    'own metadata is used as is; format is detected unless given). Duplicate check: an entry whose DOI or arXiv id is',
-    'already in the library is not added again; it is listed in unchanged with the existing key (reason "duplicate"), so',
+    'DataCite; an arXiv id at the arXiv API (saved as a preprint); an ISBN (10 or 13 digits, check digit verified) at Open',
+    'Library, then the Library of Congress catalogue (saved as a book); a web page URL by fetching the page and reading its',
+    'embedded citation metadata (Highwire citation_* tags, Dublin Core, JSON-LD ScholarlyArticle), a DOI the page names',
+    'being looked up as a DOI instead; a page with no such metadata fails. Give exactly one of doi, arxiv, isbn (a list),',
+    'url (a list), identifiers (a list of DOIs, arXiv ids, ISBNs and URLs, mixed) or records (the text of a file: one',
+    'identifier per line, or BibTeX, RIS or CSL-JSON, whose own metadata is used as is; format is detected unless given).',
+    'Duplicate check: an entry whose DOI, arXiv id, ISBN (ISBN-10 and -13 alike) or page URL is already in the library is',
+    'not added again; it is listed in unchanged with the existing key (reason "duplicate"), so',
     'adding the same paper twice is safe. Set allow_duplicates: true to add a copy anyway. collection_key (a collection) and',
     'tags apply to every new item, not to duplicates. Entries are resolved and written 50 at a time, with progress',
     'notifications. Result: succeeded [{entry, key, itemType, title}], unchanged [{entry, key, reason}], failed [{entry,',
-    'error: {code, message, retryable}}] (an entry not found, a line that is no identifier, a resolver that did not answer)',
+    'error: {code, message, retryable}}] (an entry not found, a line that is no identifier, an ISBN whose check digit is',
+    'wrong, a page without metadata, a resolver that did not answer)',
     'while the others still landed; total; libraryVersion. Retry only the entries of failed whose error is retryable. For',
     'metadata you already have as Zotero JSON use zotero_create_items.',
   ].join(' '),
@@ -44,7 +52,7 @@ export default defineTool({
       flags: { records: 'from-file', tags: 'tag', collection_key: 'collection' },
       files: { records: 'text' },
       summary:
-        'Add items by --doi, --arxiv or --from-file FILE|- (identifiers, BibTeX, RIS, CSL-JSON), duplicates skipped.',
+        'Add items by --doi, --arxiv, --isbn, --url or --from-file FILE|- (identifiers, BibTeX, RIS, CSL-JSON), duplicates skipped.',
     },
   ],
   input: z
@@ -65,14 +73,30 @@ export default defineTool({
         .max(10_000)
         .optional()
         .describe(
-          'Several DOIs and arXiv ids, mixed; each is detected. Unrecognised ones fail on their own.',
+          'Several DOIs, arXiv ids, ISBNs and web page URLs, mixed; each is detected. Unrecognised ones fail on their own.',
+        ),
+      isbn: z
+        .array(z.string().min(1).max(100))
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe(
+          'ISBNs of books, e.g. "978-0-306-40615-7" or "0306406152" (hyphens and spaces allowed); one with a wrong check digit fails on its own.',
+        ),
+      url: z
+        .array(z.string().min(1).max(8192))
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe(
+          'Web page URLs (http or https) whose embedded citation metadata is read; a doi.org or arxiv.org URL is taken as that identifier.',
         ),
       records: z
         .string()
         .min(1)
         .optional()
         .describe(
-          'Text of a file to import: one DOI or arXiv id per line (# comments allowed), or BibTeX, RIS or CSL-JSON.',
+          'Text of a file to import: one DOI, arXiv id, ISBN or URL per line (# comments allowed), or BibTeX, RIS or CSL-JSON.',
         ),
       format: z
         .enum(['auto', ...RECORD_FORMATS])
@@ -88,22 +112,27 @@ export default defineTool({
         .boolean()
         .optional()
         .describe(
-          'Add entries even when an item with the same DOI or arXiv id is already in the library (default false).',
+          'Add entries even when an item with the same DOI, arXiv id, ISBN or URL is already in the library (default false).',
         ),
       ...libraryParams,
     })
     .strict()
-    .refine((v) => [v.doi, v.arxiv, v.identifiers, v.records].filter((x) => x !== undefined).length === 1, {
-      message: 'Give exactly one of doi, arxiv, identifiers or records (--doi, --arxiv or --from-file).',
-      path: ['doi'],
-    }),
+    .refine(
+      (v) =>
+        [v.doi, v.arxiv, v.identifiers, v.isbn, v.url, v.records].filter((x) => x !== undefined).length === 1,
+      {
+        message:
+          'Give exactly one of doi, arxiv, isbn, url, identifiers or records (--doi, --arxiv, --isbn, --url or --from-file).',
+        path: ['doi'],
+      },
+    ),
   output: z.object({
     succeeded: z
       .array(
         z.object({
           entry: z
             .string()
-            .describe('The entry as given (identifier, or a record’s DOI / arXiv id / citation key).'),
+            .describe('The entry as given (identifier or URL, or a record’s DOI / arXiv id / citation key).'),
           key: z.string().describe('Key of the new item.'),
           itemType: z.string().optional(),
           title: z.string().optional(),
@@ -118,7 +147,7 @@ export default defineTool({
           reason: z
             .enum(['duplicate', 'repeated'])
             .describe(
-              'duplicate: the library already had this DOI/arXiv id; repeated: the same identifier earlier in this input.',
+              'duplicate: the library already had this DOI/arXiv id/ISBN/URL; repeated: the same identifier earlier in this input.',
             ),
         }),
       )

@@ -49,6 +49,8 @@ export function sandbox(): { dir: string; env: Record<string, string>; cleanup()
     ZOTEUS_CROSSREF_URL: 'http://127.0.0.1:9/crossref',
     ZOTEUS_DATACITE_URL: 'http://127.0.0.1:9/datacite',
     ZOTEUS_ARXIV_URL: 'http://127.0.0.1:9/arxiv',
+    ZOTEUS_OPENLIBRARY_URL: 'http://127.0.0.1:9/openlibrary',
+    ZOTEUS_LOC_URL: 'http://127.0.0.1:9/lcdb',
     ZOTEUS_STYLES_URL: 'http://127.0.0.1:9/styles',
     ZOTEUS_LOCALES_URL: 'http://127.0.0.1:9/locales',
   };

@@ -211,6 +211,26 @@ describe('zot attach ATTACHMENT_KEY --file: a new version of a stored file', () 
     expect(writes()).toEqual([]);
   });
 
+  it('a parent that does not exist is not_found, a note is refused: nothing created, nothing sent', async () => {
+    w.world.server.clearLog();
+    const missing = await zot(['attach', 'MISS2345', '--file', file('x.pdf', NEW)]);
+    expect(missing.code).toBe(4);
+    expect(missing.env.error).toMatchObject({
+      code: 'not_found',
+      message: 'The parent item MISS2345 does not exist in library users/1: nothing was attached.',
+    });
+    const [note] = w.world.server.library(LIB).addItems([{ itemType: 'note', note: '<p>A note</p>' }]) as [
+      string,
+    ];
+    const onNote = await zot(['attach', note, '--file', file('y.pdf', NEW)]);
+    expect(onNote.code).toBe(3);
+    expect(onNote.env.error.message).toBe(
+      `${note} is a note: files are attached to a regular item, or uploaded as a new version of a stored-file attachment.`,
+    );
+    expect(writes()).toEqual([]);
+    expect(attachments()).toHaveLength(1);
+  });
+
   it('an attachment in the trash is refused before anything is sent', async () => {
     w.world.server.library(LIB).editItem(att, { deleted: true });
     w.world.server.clearLog();

@@ -1,10 +1,11 @@
 /**
  * Judged by another CSL processor (issue 17): the CSL-JSON that `zot export --format csljson`
  * writes, read by pandoc's citeproc (the Haskell `citeproc` library, an engine independent of
- * citeproc-js) with the official style file, and its bibliography compared with the one
- * `zot cite` makes from the same items with the same style file: the same entries in the same
- * order, word for word, but for the differences listed below, every one of them a difference of
- * the two engines (the same CSL-JSON goes into both), none of the mapping.
+ * citeproc-js) with the official style files (APA, Chicago author-date, IEEE), and its
+ * bibliography compared with the one `zot cite` makes from the same items with the same style
+ * file: the same entries in the same order, word for word, but for the differences listed
+ * below, every one of them a difference of the two engines (the same CSL-JSON goes into both),
+ * none of the mapping. APA and Chicago are compared in HTML as well: the same italics.
  *
  * Only markup is normalised: both render plain text, where citeproc-js drops italics, sub- and
  * superscripts and pandoc's plain writer drops italics but writes sub- and superscript digits as
@@ -191,6 +192,21 @@ const DIFFERENCES: Record<string, Difference[]> = {
         'Zola-Durand, Émile, Seán O’Brien, and Ludwig van Beethoven. 2021. “Why 50% of C# & C++ Code_bases Use $ Signs, {Braces}, ~Tildes, ^Carets, a|b, <Tags> and \\ Backslashes.” Journal of R&D 7 (2): 1–19.',
     },
   ],
+  ieee: [
+    // Software with a URL and no access date: IEEE's group of "Accessed: …" and "[Online]" has
+    // only an empty variable in it; pandoc takes CSL's group rule (a group whose variables are all
+    // empty is left out) across the nested group and drops "[Online].", citeproc-js keeps it.
+    {
+      zot: '[11] C. R. Harris, “NumPy.” NumFOCUS, 2023. [Online]. Available: https://numpy.org',
+      pandoc: '[11] C. R. Harris, “NumPy.” NumFOCUS, 2023. Available: https://numpy.org',
+    },
+    // IEEE initialises given names (initialize-with=". "): citeproc-js writes a Chinese name
+    // whole, family name first without a space; pandoc does too, but adds the initials' full stop.
+    {
+      zot: '[17] 王小明, 海平面上升与沿海城市. 北京: 科学出版社, 2018.',
+      pandoc: '[17] 王小明., 海平面上升与沿海城市. 北京: 科学出版社, 2018.',
+    },
+  ],
 };
 
 /** Where the HTML of an entry differs though its text is the same. */
@@ -241,6 +257,8 @@ describe('judged by pandoc’s citeproc, an independent CSL processor', () => {
       TIMEOUT,
     );
 
+    // IEEE's numbered layout (second-field-align) is HTML each engine builds its own way: text only.
+    if (style === 'ieee') continue;
     it.skipIf(judge.skip)(
       `${style}, HTML: the same italics, sub- and superscripts in every entry; the text differs only as in plain text${SKIP}`,
       async () => {

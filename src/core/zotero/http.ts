@@ -6,7 +6,7 @@
  * headers, the URL, typed errors and the parsed answer. Everything above (paging, batches, the
  * write engine) goes through here.
  */
-import { createHttpLayer, type BodyStream, type Failures } from '../http/index.js';
+import { createHttpLayer, excerpt, type BodyStream, type Failures } from '../http/index.js';
 import { randomHex } from '../node-crypto.js';
 import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
@@ -275,6 +275,20 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
             body: answer.stream,
             size: intHeader(answer.headers, 'content-length'),
           };
+        }
+        const landed = new URL(answer.url).origin;
+        if (landed !== origin) {
+          // The storage host's answer, not the API's: the key and its permissions are not in question.
+          const said = excerpt(answer.text, redact);
+          throw new ZoteusError(
+            'api_error',
+            `The storage server that the Zotero API sent GET ${relative} on to (${landed}) answered HTTP ${answer.status}${said ? `: ${said}` : ''}.`,
+            {
+              status: answer.status,
+              retryable: true,
+              hint: 'Ask again: each request gets a fresh, short-lived link to the storage server.',
+            },
+          );
         }
         throw httpError(desc, answer.status, answer.text, opts.field);
       },

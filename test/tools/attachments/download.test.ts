@@ -58,7 +58,7 @@ async function zot(argv: string[]) {
     ok: boolean;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read the envelope loosely
     data: Record<string, any>;
-    error: { code: string; message: string; hint?: string };
+    error: { code: string; message: string; hint?: string; retryable: boolean };
   };
   return { code, env, stderr };
 }
@@ -177,22 +177,49 @@ describe('zot attachment get: a file only in the cloud', () => {
       `The file of attachment '${missing}' is not in Zotero’s cloud storage (${LIB} has none for it), though Zotero recorded one.`,
     );
     expect(existsSync(join(w.world.box.dir, 'x.pdf'))).toBe(false);
-    const [never] = w.world.server
-      .library(LIB)
-      .addItems([
-        {
-          itemType: 'attachment',
-          parentItem: parent,
-          linkMode: 'imported_file',
-          filename: 'n.pdf',
-          contentType: 'application/pdf',
-        },
-      ]) as [string];
+    const [never] = w.world.server.library(LIB).addItems([
+      {
+        itemType: 'attachment',
+        parentItem: parent,
+        linkMode: 'imported_file',
+        filename: 'n.pdf',
+        contentType: 'application/pdf',
+      },
+    ]) as [string];
     const none = await zot(['attachment', 'get', never]);
     expect(none.code).toBe(4);
     expect(none.env.error.message).toBe(
       `The file of attachment '${never}' cannot be read: neither this computer nor Zotero’s cloud holds it.`,
     );
+  });
+
+  it('a reset at the storage host is retried from the API (a fresh link): the file still arrives whole', async () => {
+    const key = cloudFile(PDF);
+    w.world.server.faults.reset({ match: { path: /^\/storage\/download\// } });
+    const target = join(w.world.box.dir, 'after-reset.pdf');
+    const r = await zot(['attachment', 'get', key, '--save', target]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(target).equals(PDF)).toBe(true);
+    expect(fileRequests(key)).toHaveLength(2);
+    expect(storageRequests().map((e) => e.fault ?? e.status)).toEqual(['reset', 200]);
+  });
+
+  it('a storage host that refuses the link is an error naming it, and nothing is saved', async () => {
+    const key = cloudFile(PDF);
+    w.world.server.faults.status({
+      status: 403,
+      body: 'Request has expired',
+      match: { path: /^\/storage\/download\// },
+    });
+    const target = join(w.world.box.dir, 'expired.pdf');
+    const r = await zot(['attachment', 'get', key, '--save', target]);
+    expect(r.code).toBe(1);
+    expect(r.env.error).toMatchObject({
+      code: 'api_error',
+      retryable: true,
+      message: `The storage server that the Zotero API sent GET /${LIB}/items/${key}/file on to (${w.world.server.downloads.url}) answered HTTP 403: Request has expired.`,
+    });
+    expect(existsSync(target)).toBe(false);
   });
 
   it('a text file comes back as text, MD5 checked', async () => {

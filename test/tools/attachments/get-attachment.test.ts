@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachmentBytes } from '../../../src/core/attachments/download.js';
 import { ZoteusError } from '../../../src/core/errors.js';
 import type { Deps } from '../../../src/core/tool.js';
 import { runCli } from '../../../src/surfaces/cli/main.js';
@@ -200,6 +201,25 @@ describe('zotero_get_attachment: get', () => {
     });
     expect(out.text).toBeUndefined();
     expect(out.message).toContain('save_path');
+  });
+
+  it('a binary file names its resource, which serves the bytes from storage within the bound', async () => {
+    const out = await call({ item_key: K.pdf });
+    expect(out.resource).toEqual({
+      uri: `zotero://attachments/${out.library}/${K.pdf}`,
+      name: 'paper.pdf',
+      mimeType: 'application/pdf',
+    });
+    const file = await attachmentBytes(deps, out.library, K.pdf, PDF.byteLength);
+    expect(file).toMatchObject({ key: K.pdf, mimeType: 'application/pdf', source: 'storage' });
+    expect(file.bytes.equals(PDF)).toBe(true);
+    const over = (await attachmentBytes(deps, out.library, K.pdf, PDF.byteLength - 1).catch(
+      (e: unknown) => e,
+    )) as ZoteusError;
+    expect(over.code).toBe('validation_error');
+    expect(over.message).toBe(
+      `The file of attachment '${K.pdf}' is ${PDF.byteLength.toLocaleString('en-US')} bytes, more than a resource embeds (${(PDF.byteLength - 1).toLocaleString('en-US')} bytes).`,
+    );
   });
 
   it('a text file comes back as text, bounded by max_chars, offset reads on', async () => {

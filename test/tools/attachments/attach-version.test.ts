@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { attachFiles } from '../../../src/core/attachments/upload.js';
 import { runCli } from '../../../src/surfaces/cli/main.js';
 import { groups, tools } from '../../../src/tools/index.js';
-import { LIB, startItemsWorld, type ItemsWorld } from '../items/setup.js';
+import { LIB, mcpOf, startItemsWorld, type ItemsWorld } from '../items/setup.js';
 
 const OLD = Buffer.from('%PDF-1.4\n% the first version\n%%EOF\n');
 const NEW = Buffer.from('%PDF-1.4\n% the second version, with corrections\n%%EOF\n');
@@ -383,5 +383,28 @@ describe('zot attach ATTACHMENT_KEY --file: a new version of a stored file', () 
       ['*', 204],
     ]);
     expect(item(empty)).toMatchObject({ md5: md5(NEW) });
+  });
+});
+
+describe('zotero_attach_file over MCP: a new version', () => {
+  it('content_base64 with parent_item an attachment replaces its file; no item is created', async () => {
+    const mcp = await mcpOf(w);
+    try {
+      const r = await mcp.call('zotero_attach_file', {
+        parent_item: att,
+        content_base64: NEW.toString('base64'),
+        filename: 'inline-v2.pdf',
+      });
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({
+        parentItem: att,
+        failed: [],
+        succeeded: [{ key: att, filename: 'inline-v2.pdf', md5: md5(NEW), upload: 'uploaded' }],
+      });
+      expect(attachments()).toHaveLength(1);
+      expect(item(att)).toMatchObject({ md5: md5(NEW), filename: 'inline-v2.pdf' });
+    } finally {
+      await mcp.close();
+    }
   });
 });

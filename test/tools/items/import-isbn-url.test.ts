@@ -230,7 +230,33 @@ describe('zot add --isbn', () => {
     ).toEqual(['Landed', 'Late']);
   });
 
+  it('Open Library unreachable: network_error only for the ISBNs the second catalogue lacks', async () => {
+    loc.add({ title: 'From the catalogue', isbns: ['9780306406157'] });
+    const out = await importTool.run(
+      { isbn: ['9780306406157', '9781402894626'] },
+      w.deps({ env: { ...env, ZOTEUS_OPENLIBRARY_URL: 'http://127.0.0.1:9/ol' } }),
+    );
+    expect(out.succeeded.map((s) => s.title)).toEqual(['From the catalogue']);
+    expect(out.failed).toMatchObject([
+      {
+        entry: '9781402894626',
+        error: {
+          code: 'network_error',
+          retryable: true,
+          message: expect.stringContaining('Could not reach Open Library (http://127.0.0.1:9)'),
+        },
+      },
+    ]);
+    expect(loc.log).toHaveLength(1);
+  });
+
   it('a catalogue answering nonsense is api_error naming it', async () => {
+    loc.fail({ status: 200, body: '<html>Service unavailable</html>', type: 'text/html' });
+    const miss = await importTool.run({ isbn: ['9781402894626'] }, deps()).catch((e: unknown) => e);
+    expect(miss).toMatchObject({
+      code: 'api_error',
+      message: 'The Library of Congress answered with something that is not an SRU response.',
+    });
     ol.fail({ status: 200, body: '<html>maintenance</html>', type: 'text/html' });
     const error = await importTool.run({ isbn: ['9780306406157'] }, deps()).catch((e: unknown) => e);
     expect(error).toMatchObject({

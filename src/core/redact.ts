@@ -144,6 +144,8 @@ export const SECRET_ENV_VARS = [
   'ZOT_API_KEY',
   'ZOTEUS_EMBEDDINGS_API_KEY',
   'OPENAI_API_KEY',
+  'ZOTEUS_OPENALEX_API_KEY',
+  'ZOTEUS_SEMANTIC_SCHOLAR_API_KEY',
 ] as const;
 
 /** The secrets of an environment (see SECRET_ENV_VARS). */
@@ -151,10 +153,16 @@ export function envSecrets(env: Readonly<Record<string, string | undefined>>): A
   return SECRET_ENV_VARS.map((name) => env[name]);
 }
 
-/** The secrets of a loaded configuration (the Zotero key, the embeddings key). */
+/** The secrets of a loaded configuration (the Zotero key, the embeddings key, the metadata services' keys). */
 export function configSecrets(config: {
   apiKey: string | undefined;
   embeddingsApiKey: string | undefined;
+  metadata?: { openalexKey: string | undefined; semanticScholarKey: string | undefined };
 }): Array<string | undefined> {
-  return [config.apiKey, config.embeddingsApiKey];
+  return [
+    config.apiKey,
+    config.embeddingsApiKey,
+    config.metadata?.openalexKey,
+    config.metadata?.semanticScholarKey,
+  ];
 }

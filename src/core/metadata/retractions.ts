@@ -296,12 +296,14 @@ export async function checkRetractions(deps: Deps, input: RetractionsInput): Pro
       ? serviceFailure(index, item.key, errors)
       : undefined;
     const skipped = !doi ? { key: item.key, title: titleOf(item), reason: noDoiReason(flag) } : undefined;
+    // What the item adds to the answer: its hits, its failure or why it was not checked, and
+    // its key while `succeeded` still lists keys (an item with none of these adds nothing).
+    const listed = !entry && (doi || flag) && succeeded.length < SUCCEEDED_SHOWN;
     const size =
-      jsonBytes(own) +
+      (own.length ? jsonBytes(own) : 0) +
       (entry ? jsonBytes(entry) : 0) +
       (skipped ? jsonBytes(skipped) : 0) +
-      item.key.length +
-      3;
+      (listed ? item.key.length + 3 : 0);
     if (kept > 0 && used + size > ROWS_BUDGET) break;
     used += size;
     kept += 1;

@@ -4,7 +4,12 @@
  * own retractedItems rows, request counts, faults (a service down for half the batch, 429 with
  * Retry-After, an HTML page), the day-long cache, and the tag command offered for the hits.
  */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tools } from '../../../src/tools/index.js';
+import { startWorld } from '../../core/library/world.js';
+import { connect } from '../../surfaces/mcp/harness.js';
+import { zotAt } from '../../surfaces/cli/terminal-harness.js';
 import { fakeClock } from '../../support/metadata-services/clock.js';
 import { crossrefWork, openAlexWork } from '../../support/metadata-services/index.js';
 import type { ItemSpec } from '../../support/zotero-sqlite/index.js';
@@ -410,6 +415,60 @@ describe('zot retractions on 500 items', () => {
       expect(d.nextStart).toBe(300);
     } finally {
       big.fakes.clearFaults();
+    }
+  });
+});
+
+describe('zotero_check_retractions over MCP, and on the Web API', () => {
+  it('MCP: next names the tag tool with its arguments; the desktop flags are read', async () => {
+    const env = Object.fromEntries(
+      Object.entries(world.env(freshCache(world, 'mcp'))).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
+    const mcp = await connect(tools, env);
+    try {
+      const r = (await mcp.client.callTool({
+        name: 'zotero_check_retractions',
+        arguments: { item_keys: ['RETR2345', 'ZTFL2345', 'CRCT2345'] },
+      })) as CallToolResult;
+      expect(r.isError).toBeFalsy();
+      const d = r.structuredContent as Data;
+      expect(d.next).toEqual([
+        'zotero_manage_tags (action: add_items, tag: Retracted, item_keys: RETR2345 ZTFL2345)',
+      ]);
+      expect(d.sources.zotero).toBe('read (zotero.sqlite retractedItems)');
+      expect(d.hits.map((h) => [h.key, h.type, h.retraction])).toEqual([
+        ['RETR2345', 'retraction', true],
+        ['ZTFL2345', 'retraction', true],
+        ['CRCT2345', 'correction', false],
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('Web API: the same notices; Zotero’s own flags are not read, and the result says why', async () => {
+    const web = await startWorld();
+    try {
+      const [key] = web.server
+        .library('users/1')
+        .addItems([{ itemType: 'journalArticle', title: 'A retracted article', DOI: '10.1000/retracted' }]);
+      const r = await zotAt(['retractions', key as string], {
+        env: { ...web.env(), ...world.fakes.env(), ZOTEUS_LOCAL: 'off' },
+        clock: fakeClock(),
+      });
+      expect(r.code).toBe(0);
+      const d = data(r);
+      expect(d.backend).toBe('web');
+      expect(d.hits.map((h) => h.key)).toEqual([key]);
+      expect(d.sources.zotero).toBe('not read: the library is not read from the desktop’s zotero.sqlite');
+      expect(d.notes).toContain(
+        'Zotero’s own retraction flags were not read: the library is not read from the desktop’s zotero.sqlite.',
+      );
+      expect(d.next).toEqual([`zot tag add Retracted ${key as string}`]);
+    } finally {
+      await web.close();
     }
   });
 });

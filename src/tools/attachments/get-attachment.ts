@@ -165,9 +165,10 @@ export default defineTool({
     const from = f?.source === 'cloud' ? ' from Zotero’s cloud storage' : '';
     const size = f?.size === null || f?.size === undefined ? '' : `, ${plural(f.size, 'byte')}`;
     const what = `${out.attachment?.filename ?? f?.key ?? '?'}${size}${from}${check}`;
-    return out.saved
-      ? `Saved ${what} to ${out.saved.path}.`
-      : `Read ${what}.${out.message ? ` ${out.message}` : ''}`;
+    if (out.saved) return `Saved ${what} to ${out.saved.path}.`;
+    // A binary file in the cloud without a save path is not downloaded at all.
+    const did = f?.md5 === null ? 'Not downloaded:' : 'Read';
+    return `${did} ${what}.${out.message ? ` ${out.message}` : ''}`;
   },
   text: (out) => {
     if (out.action === 'get' && out.text !== undefined) return { document: out.text };

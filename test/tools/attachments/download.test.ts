@@ -252,6 +252,10 @@ describe('MCP: a binary attachment as a resource', () => {
     try {
       const result = await mcp.call('zotero_get_attachment', { item_key: key });
       expect(result.isError).toBeFalsy();
+      expect(result.content[0]).toEqual({
+        type: 'text',
+        text: `Not downloaded: paper.pdf from Zotero’s cloud storage. A binary file (application/pdf) in Zotero’s cloud storage is not returned as text: save_path: PATH downloads a copy (its MD5 checked), and resources/read of zotero://attachments/${LIB}/${key} returns it when it is at most 75,000 bytes.`,
+      });
       const uri = `zotero://attachments/${LIB}/${key}`;
       expect(result.content).toContainEqual({
         type: 'resource_link',

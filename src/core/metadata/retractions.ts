@@ -252,13 +252,16 @@ export async function checkRetractions(deps: Deps, input: RetractionsInput): Pro
     if (doi) doiOf.set(item.key, doi);
   }
   const dois = [...new Set(doiOf.values())];
-  const crossref = await crossrefWorks(deps, dois, {
-    onProgress: (done) => {
-      if (listed) deps.progress({ event: 'progress', phase, done: Math.min(done, total), total });
-    },
-  });
-  const openalex = await openAlexWorks(deps, dois);
-  const zotero = await desktopFlags(deps, input, items);
+  // The services at once, each at its own pace: the slowest sets the wall time, not their sum.
+  const [crossref, openalex, zotero] = await Promise.all([
+    crossrefWorks(deps, dois, {
+      onProgress: (done) => {
+        if (listed) deps.progress({ event: 'progress', phase, done: Math.min(done, total), total });
+      },
+    }),
+    openAlexWorks(deps, dois),
+    desktopFlags(deps, input, items),
+  ]);
 
   const notes: string[] = [];
   if (openalex.skipped) notes.push(openalex.skipped);

@@ -13,13 +13,18 @@ import { libraryParams, zoteroKey } from '../shared/params.js';
 
 const attached = z.object({
   file: z.string().describe('The path (or filename) as given.'),
-  key: z.string().describe('Key of the new attachment item.'),
+  key: z.string().describe('Key of the new attachment item, or of the attachment that got a new version.'),
   filename: z.string(),
   title: z.string(),
   contentType: z.string().describe('Detected from the bytes, then the name.'),
   size: z.number().int().describe('Bytes.'),
   md5: z.string().describe('MD5 of the file, as the library now reports it.'),
   upload: z.enum(['uploaded', 'exists']).describe('exists: the server already had these bytes.'),
+  version: z
+    .enum(['new'])
+    .optional()
+    .describe('new: a new version of the attachment key (parent_item was that attachment).'),
+  previousMd5: z.string().optional().describe('MD5 of the version it replaced.'),
 });
 
 const refusedCandidate = z.object({
@@ -62,6 +67,9 @@ export default defineTool({
     'fails (quota exceeded, upload or registration refused) is listed in failed and its empty attachment item is moved',
     'to the trash. Not idempotent: calling twice attaches twice. Result: succeeded (key, filename, contentType, size,',
     'md5, upload), failed, libraryVersion.',
+    'When parent_item is itself a stored-file attachment (imported_file, imported_url), exactly one file is uploaded',
+    'as a new version of it: the same bytes are upload: exists with nothing sent, no item is created, a failure keeps',
+    'the previous version (nothing trashed), and a file another client stored meanwhile is a conflict, never overwritten.',
     'oa: true instead of files: finds a legal open-access PDF of the item’s DOI (Unpaywall, then OpenAlex when',
     'configured), downloads it with a size cap, checks that it is a PDF with pages whose first pages mention the',
     'item’s title or DOI, and attaches the first candidate that passes; openAccess says which source and URL, and',
@@ -122,12 +130,14 @@ export default defineTool({
     openAccess: openAccess.optional(),
   }),
   summarize: (out) =>
-    `Attached ${out.succeeded.length} file${out.succeeded.length === 1 ? '' : 's'} to ${out.parentItem}` +
-    (out.failed.length ? `; ${out.failed.length} failed` : '') +
-    (out.succeeded.length ? `: ${out.succeeded.map((f) => `${f.filename} (${f.key})`).join(', ')}` : '') +
-    (out.openAccess && out.succeeded.length
-      ? `, open-access PDF from ${out.openAccess.source} (${out.openAccess.url})`
-      : ''),
+    out.succeeded.length === 1 && out.succeeded[0]?.version === 'new'
+      ? `New version of attachment ${out.succeeded[0].key}: ${out.succeeded[0].filename}`
+      : `Attached ${out.succeeded.length} file${out.succeeded.length === 1 ? '' : 's'} to ${out.parentItem}` +
+        (out.failed.length ? `; ${out.failed.length} failed` : '') +
+        (out.succeeded.length ? `: ${out.succeeded.map((f) => `${f.filename} (${f.key})`).join(', ')}` : '') +
+        (out.openAccess && out.succeeded.length
+          ? `, open-access PDF from ${out.openAccess.source} (${out.openAccess.url})`
+          : ''),
   next: (out) => [`zot get ${out.parentItem}`],
   check(input, { config }) {
     if (!input.oa) return;

@@ -627,20 +627,51 @@ export function readPageMetadata(html: string, pageUrl: string, accessed?: strin
 // ---------------------------------------------------------------------------------------------
 // Fetching
 
-function charsetOf(type: string): string {
-  const label = /charset\s*=\s*"?([\w.:-]+)/i.exec(type)?.[1]?.toLowerCase() ?? 'utf-8';
+/** Labels WHATWG reads as windows-1252, which Node's decoder reads as ISO-8859-1. */
+const LATIN1: ReadonlySet<string> = new Set([
+  'windows-1252',
+  'cp1252',
+  'iso-8859-1',
+  'latin1',
+  'l1',
+  'ascii',
+  'us-ascii',
+]);
+/** Windows-1252's characters at 0x80-0x9F (undefined ones stay C1 controls and are dropped later). */
+const CP1252 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+function fromC1(text: string): string {
+  return text.replace(/[\u0080-\u009f]/g, (c) => CP1252[c.charCodeAt(0) - 0x80] ?? c);
+}
+
+/** A charset label TextDecoder knows, else undefined. */
+function knownCharset(label: string | undefined): string | undefined {
+  if (!label) return undefined;
   try {
-    new TextDecoder(label);
-    return label;
+    new TextDecoder(label.toLowerCase());
+    return label.toLowerCase();
   } catch {
-    return 'utf-8';
+    return undefined;
   }
+}
+
+/**
+ * The page's encoding: the Content-Type's charset, else a `<meta charset>` (or http-equiv) in
+ * its first 1024 bytes, as browsers look for it, else UTF-8.
+ */
+export function charsetOf(type: string, head: Uint8Array): string {
+  const declared = knownCharset(/charset\s*=\s*"?([\w.:-]+)/i.exec(type)?.[1]);
+  if (declared) return declared;
+  const ascii = new TextDecoder('latin1').decode(head.subarray(0, 1024));
+  const meta = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(ascii)?.[1];
+  return knownCharset(meta) ?? 'utf-8';
 }
 
 async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
-  charset: string,
+  type: string,
 ): Promise<string> {
   if (!body) return '';
   const reader = body.getReader();
@@ -663,7 +694,9 @@ async function readCapped(
     all.set(c, at);
     at += c.byteLength;
   }
-  return new TextDecoder(charset).decode(all);
+  const charset = charsetOf(type, all);
+  const text = new TextDecoder(charset).decode(all);
+  return LATIN1.has(charset) ? fromC1(text) : text;
 }
 
 /**
@@ -686,7 +719,7 @@ function pageFetch(maxBytes: number, shown: string): FetchLike {
       }
     }
     if (response.status === 204 || response.status === 205 || response.status === 304) return response;
-    const text = await readCapped(response.body, response.ok ? maxBytes : 64 * 1024, charsetOf(type));
+    const text = await readCapped(response.body, response.ok ? maxBytes : 64 * 1024, type);
     return new Response(text, {
       status: response.status,
       statusText: response.statusText,

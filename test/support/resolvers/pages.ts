@@ -15,7 +15,7 @@ export interface PageLogEntry {
 }
 
 type Served =
-  | { kind: 'page'; status: number; type: string; body: string }
+  | { kind: 'page'; status: number; type: string; body: string | Buffer }
   | { kind: 'redirect'; status: number; to: string }
   | { kind: 'stream'; type: string; head: string; chunk: string; chunks: number };
 
@@ -27,7 +27,7 @@ export interface FakePages {
   log: PageLogEntry[];
   /** Bytes written of streamed bodies, by path. */
   written: Map<string, number>;
-  page(path: string, body: string, o?: { status?: number; type?: string }): void;
+  page(path: string, body: string | Buffer, o?: { status?: number; type?: string }): void;
   redirect(path: string, to: string, status?: number): void;
   /** `head`, then `chunks` times `chunk`, written as the client reads. */
   stream(path: string, head: string, chunk: string, chunks: number, type?: string): void;

@@ -32,6 +32,12 @@ const deps = () => w.deps({ env });
 const items = () => [...w.world.server.library(LIB).items.values()];
 const posts = () => w.requests().filter((r) => r.startsWith('POST'));
 
+/** Windows-1252 bytes of a text (Latin-1 plus the typographic quotes and dashes it uses). */
+function toCp1252(text: string): number[] {
+  const extra: Record<string, number> = { '\u2013': 0x96, '\u2014': 0x97, '\u201c': 0x93, '\u201d': 0x94 };
+  return [...text].map((c) => extra[c] ?? c.charCodeAt(0));
+}
+
 /** A valid ISBN-13 (978 00000 iiii c), computed here independently of the product. */
 function isbn13(i: number): string {
   const first12 = `97800000${String(i).padStart(4, '0')}`;
@@ -399,6 +405,14 @@ describe('zot add --url', () => {
     );
     expect(out.failed[1]!.error.message).toContain('is application/pdf, not a web page');
     expect(posts()).toHaveLength(1);
+  });
+
+  it('a page in windows-1252, declared only by its <meta charset>, is decoded as such', async () => {
+    const html =
+      '<meta charset="windows-1252"><meta name="citation_title" content="Caf\u00e9 Societ\u00e0 \u2013 \u201cnotes\u201d">';
+    pages.page('/latin', Buffer.from(toCp1252(html)), { type: 'text/html' });
+    const out = await importTool.run({ url: [pages.at('/latin')] }, deps());
+    expect(out.succeeded).toMatchObject([{ title: 'Caf\u00e9 Societ\u00e0 \u2013 \u201cnotes\u201d' }]);
   });
 
   it('a huge page is read only up to the cap; the metadata in its head still lands', async () => {

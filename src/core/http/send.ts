@@ -100,6 +100,8 @@ export interface Failures {
   rateLimited(seconds: number, cause: WaitCause, exhausted: boolean): ZoteusError;
   /** No answer: refused, reset, unknown host, a URL fetch will not take, or a timeout. */
   unreachable(reason: string, timedOut: boolean): ZoteusError;
+  /** A streamed body that broke off or stalled after the answer began (default: `unreachable`). */
+  broken?(reason: string, timedOut: boolean): ZoteusError;
 }
 
 export interface HttpRequest {
@@ -410,7 +412,11 @@ function bodyStream(
             request.signal?.throwIfAborted();
             const timedOut = attempt.signal.aborted && isTimeout(attempt.signal.reason);
             const reason = timedOut ? `no data for ${timeoutMs} ms` : transportReason(error);
-            throw redactError(request.failures.unreachable(reason, timedOut), redact);
+            const { failures } = request;
+            const broke = failures.broken
+              ? failures.broken(reason, timedOut)
+              : failures.unreachable(reason, timedOut);
+            throw redactError(broke, redact);
           });
           if (chunk.done) return;
           attempt.refresh();

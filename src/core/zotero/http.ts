@@ -264,7 +264,17 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
         headers,
         resendable: true,
         call: opts.call ?? newCall(budgetMs),
-        failures: failuresOf(desc),
+        failures: {
+          ...failuresOf(desc),
+          broken: (reason, timedOut) =>
+            new ZoteusError(
+              'network_error',
+              redact(
+                `The download of GET ${relative} broke off (${reason}${timedOut ? ', no data came' : ''}).`,
+              ),
+              { hint: 'Ask again: the download starts over from the beginning.' },
+            ),
+        },
         stream: true,
       },
       (answer) => {

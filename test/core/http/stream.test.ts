@@ -156,6 +156,14 @@ describe('stream: true', () => {
     expect(error.message).toMatch(/^unreachable \(failed\): /);
   });
 
+  it('a client’s own wording of a broken body is used when it has one', async () => {
+    home.handler = dribble(3, 1000, 10, 'reset');
+    const broken = (reason: string) => new ZoteusError('network_error', `broke off: ${reason} ${KEY}`);
+    const got = await layerOf(5_000).send(request('/reset', { failures: { ...failures, broken } }), (a) => a);
+    const error = await caught(drain(got.stream));
+    expect(error.message).toMatch(/^broke off: \S+ \[REDACTED\]$/);
+  });
+
   it('an error answer is read as text, as without stream', async () => {
     home.handler = (_req, res) => void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
     const got = await layerOf(5_000).send(request('/none'), (a) => a);

@@ -51,6 +51,8 @@ export interface DownloadStore {
     bytes: Buffer,
     o?: { md5?: string; filename?: string; contentType?: string; mtime?: number },
   ): void;
+  /** The next `times` storage answers send `bytes` bytes of the file, then reset the connection. */
+  cutAfter(bytes: number, times?: number): void;
 }
 
 export class Downloads implements DownloadStore {
@@ -62,6 +64,7 @@ export class Downloads implements DownloadStore {
   private readonly capturing = new Set<Promise<void>>();
   private readonly server = createServer((req, res) => void this.serve(req, res));
   private count = 0;
+  private cuts: number[] = [];
 
   constructor(
     private readonly state: ServerState,
@@ -83,6 +86,10 @@ export class Downloads implements DownloadStore {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await Promise.all([...this.capturing]);
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  cutAfter(bytes: number, times = 1): void {
+    for (let i = 0; i < times; i++) this.cuts.push(bytes);
   }
 
   putFile(
@@ -243,6 +250,14 @@ export class Downloads implements DownloadStore {
     });
     if (blob.size === 0) {
       res.end();
+      return;
+    }
+    const cut = this.cuts.shift();
+    if (cut !== undefined) {
+      // Part of the body, then a TCP RST: the client sees the download break off.
+      const head = createReadStream(blob.path, { start: blob.start, end: blob.start + Math.max(0, cut - 1) });
+      head.on('data', (chunk) => res.write(chunk));
+      head.on('end', () => setTimeout(() => res.socket?.resetAndDestroy(), 20));
       return;
     }
     createReadStream(blob.path, { start: blob.start, end: blob.start + blob.size - 1 })

@@ -204,6 +204,21 @@ describe('zot attachment get: a file only in the cloud', () => {
     expect(storageRequests().map((e) => e.fault ?? e.status)).toEqual(['reset', 200]);
   });
 
+  it('a download that breaks off mid-file is a network_error, and nothing is left at the save path', async () => {
+    const key = cloudFile(PDF);
+    w.world.server.downloads.cutAfter(100_000);
+    const dir = join(w.world.box.dir, 'cut');
+    const target = join(dir, 'paper.pdf');
+    const r = await zot(['attachment', 'get', key, '--save', target]);
+    expect(r.code).toBe(5);
+    expect(r.env.error).toMatchObject({
+      code: 'network_error',
+      retryable: true,
+      message: `The download of GET /${LIB}/items/${key}/file broke off (ECONNRESET).`,
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('a storage host that refuses the link is an error naming it, and nothing is saved', async () => {
     const key = cloudFile(PDF);
     w.world.server.faults.status({

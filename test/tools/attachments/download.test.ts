@@ -260,6 +260,46 @@ describe('zot attachment get: a file only in the cloud', () => {
   });
 });
 
+describe('group libraries', () => {
+  it('a group’s file downloads from groups/<id>, and its resource names the group', async () => {
+    const lib = w.world.server.library('groups/10');
+    const [item] = lib.addItems([{ title: 'Group paper' }]) as [string];
+    const [key] = lib.addItems([
+      {
+        itemType: 'attachment',
+        parentItem: item,
+        linkMode: 'imported_file',
+        filename: 'group.pdf',
+        contentType: 'application/pdf',
+      },
+    ]) as [string];
+    w.world.server.downloads.putFile('groups/10', key, SMALL);
+    const target = join(w.world.box.dir, 'group.pdf');
+    const r = await zot(['attachment', 'get', key, '--library-id', '10', '--save', target]);
+    expect(r.code).toBe(0);
+    expect(r.env.data).toMatchObject({
+      library: 'groups/10',
+      file: { source: 'cloud', path: `groups/10/items/${key}/file` },
+    });
+    expect(readFileSync(target).equals(SMALL)).toBe(true);
+    const mcp = await mcpOf(w);
+    try {
+      const linked = await mcp.call('zotero_get_attachment', { item_key: key, library_id: 10 });
+      expect(linked.content).toContainEqual(
+        expect.objectContaining({ type: 'resource_link', uri: `zotero://attachments/groups/10/${key}` }),
+      );
+      const read = await mcp.client.readResource({ uri: `zotero://attachments/groups/10/${key}` });
+      const [content] = read.contents as Array<{ blob: string }>;
+      expect(Buffer.from(content!.blob, 'base64').equals(SMALL)).toBe(true);
+      // A template variable may come percent-encoded (users%2F1) from a client that expands it.
+      const encoded = await mcp.client.readResource({ uri: `zotero://attachments/groups%2F10/${key}` });
+      expect((encoded.contents[0] as { blob: string }).blob).toBe(content!.blob);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('MCP: a binary attachment as a resource', () => {
   it('zotero_get_attachment links it; resources/read serves it as a base64 blob with its MD5 checked', async () => {
     const key = cloudFile(SMALL);

@@ -5,6 +5,8 @@
  * Reads only; `next` holds the tag command for the retracted items.
  */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
+import { ZoteusError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList, provenanceField } from '../shared/output.js';
@@ -115,6 +117,38 @@ export default defineTool({
     provenance: provenanceField,
     ...answeredFields,
   }),
+  // Offline: one way to name the items; paging applies to a listing only.
+  check(input) {
+    const ways = (['item_keys', 'collection_key', 'all'] as const).filter((f) =>
+      f === 'item_keys'
+        ? (input.item_keys?.length ?? 0) > 0
+        : f === 'all'
+          ? input.all === true
+          : input[f] !== undefined,
+    );
+    if (ways.length === 0)
+      throw new ZoteusError('validation_error', 'Nothing to check: give item keys, a collection, or all.', {
+        field: 'item_keys',
+        hint: `Pass the item keys, ${paramRef('collection_key', 'KEY')}, or ${paramRef('all')} for the whole library.`,
+      });
+    if (ways.length > 1)
+      throw new ZoteusError(
+        'validation_error',
+        `Give one of item keys, a collection or all, not ${ways.join(' and ')}.`,
+        {
+          field: ways[1] as string,
+        },
+      );
+    const paging = (['start', 'limit'] as const).find((f) => input[f] !== undefined);
+    if (ways[0] === 'item_keys' && paging)
+      throw new ZoteusError(
+        'validation_error',
+        `${paging} applies only to a collection or all, not to item keys.`,
+        {
+          field: paging,
+        },
+      );
+  },
   summarize: (out) => {
     const found = out.hits.length
       ? `${plural(out.retracted, 'retracted item')}, ${plural(out.hits.length, 'notice')}`

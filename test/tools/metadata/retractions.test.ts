@@ -472,3 +472,41 @@ describe('zotero_check_retractions over MCP, and on the Web API', () => {
     }
   });
 });
+
+describe('zot retractions: what it is asked', () => {
+  it('nothing to check, two ways at once, or paging with keys: validation_error (exit 3), offline', async () => {
+    world.fakes.clearLog();
+    const none = await world.zot(['retractions'], { env: freshCache(world, 'bad') });
+    expect(none.code).toBe(3);
+    expect(none.json().error).toMatchObject({
+      code: 'validation_error',
+      message: 'Nothing to check: give item keys, a collection, or all.',
+      hint: 'Pass the item keys, --collection KEY, or --all for the whole library.',
+    });
+    const both = await world.zot(['retractions', 'RETR2345', '--all'], { env: freshCache(world, 'bad') });
+    expect(both.code).toBe(3);
+    expect((both.json().error as { message: string }).message).toBe(
+      'Give one of item keys, a collection or all, not item_keys and all.',
+    );
+    const paged = await world.zot(['retractions', 'RETR2345', '--limit', '5'], {
+      env: freshCache(world, 'bad'),
+    });
+    expect(paged.code).toBe(3);
+    expect(world.fakes.log).toEqual([]);
+  });
+
+  it('a terminal gets a table of the notices, the notes and the tag command', async () => {
+    const r = await zotAt(['retractions', 'RETR2345', 'CRCT2345'], {
+      env: world.env(freshCache(world, 'tty')),
+      stdoutTTY: true,
+      clock: fakeClock(),
+      columns: 200,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'RETR2345  RETRACTED 2023-03-14  A retracted article  https://doi.org/10.1000/notice-r  [crossref, retraction-watch]',
+    );
+    expect(r.stdout).toContain('CRCT2345  correction 2021-06-01  A corrected article');
+    expect(r.stdout).toContain('zot tag add Retracted RETR2345');
+  });
+});

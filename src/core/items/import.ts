@@ -41,6 +41,8 @@ export const IMPORT_BATCH = BATCH_SIZE;
 /** DOI lookups in flight at once (and pages fetched at once). */
 const RESOLVE_CONCURRENCY = 4;
 export const IMPORT_PHASE = 'batch_add';
+/** Progress of fetching and reading web pages, before the batches. */
+export const PAGES_PHASE = 'read_pages';
 
 export interface ImportInput extends LibraryArgs, ImportSource {
   collection_key?: string | undefined;
@@ -245,21 +247,33 @@ async function readPages(
   entries: readonly Entry[],
 ): Promise<Entry[]> {
   const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
-  return mapLimit(entries, RESOLVE_CONCURRENCY, async (e): Promise<Entry> => {
+  const total = entries.filter((e) => !e.error && e.identifier?.kind === 'url').length;
+  const report = total > 1;
+  let done = 0;
+  if (report) deps.progress({ event: 'start', phase: PAGES_PHASE, done: 0, total });
+  const read = await mapLimit(entries, RESOLVE_CONCURRENCY, async (e): Promise<Entry> => {
     if (e.error || e.identifier?.kind !== 'url') return e;
     const url = new URL(e.identifier.value);
+    const settled = (entry: Entry): Entry => {
+      done += 1;
+      if (report && (done % 10 === 0 || done === total))
+        deps.progress({ event: 'progress', phase: PAGES_PHASE, done, total });
+      return entry;
+    };
     try {
       const page = await fetchPage(deps, settings, url);
       const meta = readPageMetadata(page.html, url.href, today);
       const base = { url: url.href, host: url.host, ...(meta.csl ? { fallback: meta.csl } : {}) };
-      if (meta.doi) return { ...e, identifier: { kind: 'doi', value: meta.doi }, page: base };
-      if (meta.arxiv) return { ...e, identifier: { kind: 'arxiv', value: meta.arxiv }, page: base };
-      if (meta.csl) return { ...e, csl: meta.csl, page: { url: url.href, host: url.host } };
-      return { ...e, error: nothingOnPage(url.href) };
+      if (meta.doi) return settled({ ...e, identifier: { kind: 'doi', value: meta.doi }, page: base });
+      if (meta.arxiv) return settled({ ...e, identifier: { kind: 'arxiv', value: meta.arxiv }, page: base });
+      if (meta.csl) return settled({ ...e, csl: meta.csl, page: { url: url.href, host: url.host } });
+      return settled({ ...e, error: nothingOnPage(url.href) });
     } catch (error) {
-      return { ...e, error: toZoteusError(error) };
+      return settled({ ...e, error: toZoteusError(error) });
     }
   });
+  if (report) deps.progress({ event: 'complete', phase: PAGES_PHASE, done: total, total });
+  return read;
 }
 
 function titleOf(item: Record<string, unknown>): string | undefined {

@@ -4,6 +4,7 @@
  * web server of pages.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ProgressEvent } from '../../../src/core/tool.js';
 import importTool from '../../../src/tools/items/import.js';
 import { crossrefWork } from '../../support/resolvers/index.js';
 import { startLoc, type FakeLoc } from '../../support/resolvers/loc.js';
@@ -381,6 +382,7 @@ describe('zot add --url', () => {
     );
     pages.page('/paper.pdf', '%PDF-1.7', { type: 'application/pdf' });
     pages.page('/ok', HIGHWIRE);
+    const events: ProgressEvent[] = [];
     const out = await importTool.run(
       {
         url: [
@@ -391,8 +393,16 @@ describe('zot add --url', () => {
           pages.at('/ok'),
         ],
       },
-      deps(),
+      w.deps({ env, progress: events }),
     );
+    expect(events.map((e) => `${e.phase}:${e.event}:${e.done}/${e.total}`)).toEqual([
+      'read_pages:start:0/5',
+      'read_pages:progress:5/5',
+      'read_pages:complete:5/5',
+      'batch_add:start:0/5',
+      'batch_add:progress:5/5',
+      'batch_add:complete:5/5',
+    ]);
     expect(out.succeeded.map((s) => s.entry)).toEqual([pages.at('/ok')]);
     expect(out.failed.map((f) => [f.entry, f.error.code, f.error.retryable])).toEqual([
       [pages.at('/plain'), 'not_found', false],

@@ -24,9 +24,9 @@ const article = (key: string, title: string, fields: Record<string, string> = {}
 });
 
 const ITEMS: ItemSpec[] = [
-  article('RETR2345', 'A retracted article', { DOI: '10.1000/retracted' }),
+  { ...article('RETR2345', 'A retracted article', { DOI: '10.1000/retracted' }), collections: ['RDNG2345'] },
   article('CNCR2345', 'An article of concern', { DOI: '10.1000/concern' }),
-  article('CRCT2345', 'A corrected article', { DOI: '10.1000/corrected' }),
+  { ...article('CRCT2345', 'A corrected article', { DOI: '10.1000/corrected' }), collections: ['RDNG2345'] },
   article('ALEX2345', 'Retracted as OpenAlex says', { DOI: '10.1000/oa-only' }),
   article('ZTFL2345', 'Flagged by Zotero', { DOI: '10.1000/zotero-flag' }),
   article('CLEN2345', 'A sound article', { DOI: '10.1000/clean' }),
@@ -37,7 +37,7 @@ const ITEMS: ItemSpec[] = [
 
 let world: RetractionWorld;
 beforeAll(async () => {
-  world = await startRetractionWorld(ITEMS);
+  world = await startRetractionWorld(ITEMS, [{ key: 'RDNG2345', name: 'Reading' }]);
   const f = world.fakes;
   f.addCrossref(
     crossrefWork({
@@ -493,6 +493,25 @@ describe('zot retractions: what it is asked', () => {
     });
     expect(paged.code).toBe(3);
     expect(world.fakes.log).toEqual([]);
+  });
+
+  it('--collection checks the collection’s items only', async () => {
+    world.fakes.clearLog();
+    const r = await world.zot(['retractions', '--collection', 'RDNG2345'], {
+      env: freshCache(world, 'coll'),
+    });
+    expect(r.code).toBe(0);
+    const d = data(r) as Data & { totalResults: number };
+    expect(d.totalResults).toBe(2);
+    expect(d.succeeded).toEqual(['RETR2345', 'CRCT2345']);
+    expect(d.hits.map((h) => [h.key, h.type])).toEqual([
+      ['RETR2345', 'retraction'],
+      ['CRCT2345', 'correction'],
+    ]);
+    expect(world.fakes.log.find((e) => e.service === 'crossref')?.ids.sort()).toEqual([
+      '10.1000/corrected',
+      '10.1000/retracted',
+    ]);
   });
 
   it('a terminal gets a table of the notices, the notes and the tag command', async () => {

@@ -8,7 +8,7 @@ import { loadDatabaseClass } from '../../../src/core/sqlite-driver.js';
 import { sandbox } from '../../support/cli.js';
 import { fakeClock, type FakeClock } from '../../support/metadata-services/clock.js';
 import { startMetadataFakes, type MetadataFakes } from '../../support/metadata-services/index.js';
-import { buildZoteroDb, type ItemSpec } from '../../support/zotero-sqlite/index.js';
+import { buildZoteroDb, type CollectionSpec, type ItemSpec } from '../../support/zotero-sqlite/index.js';
 import { zotAt, type TerminalRun } from '../../surfaces/cli/terminal-harness.js';
 
 const NOWHERE = 'http://127.0.0.1:9';
@@ -29,14 +29,17 @@ export interface RetractionWorld {
   close(): Promise<void>;
 }
 
-export async function startRetractionWorld(items: ItemSpec[]): Promise<RetractionWorld> {
+export async function startRetractionWorld(
+  items: ItemSpec[],
+  collections: CollectionSpec[] = [],
+): Promise<RetractionWorld> {
   const fakes = await startMetadataFakes();
   const box = sandbox();
   const dataDir = box.env.ZOTERO_DATA_DIR as string;
   const path = join(dataDir, 'zotero.sqlite');
   const built = await buildZoteroDb(path, {
     user: { userID: 7, username: 'tester' },
-    libraries: [{ type: 'user', items }],
+    libraries: [{ type: 'user', items, collections }],
   });
   const ids = new Map(built.items.map((i) => [i.key, i.itemID]));
   const env = (extra: Record<string, string | undefined> = {}) => ({

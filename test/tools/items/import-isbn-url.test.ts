@@ -446,6 +446,44 @@ describe('zot add --url', () => {
     expect(e.data.failed).toMatchObject([{ entry: pages.at('/plain'), error: { code: 'not_found' } }]);
   });
 
+  it('CLI: a page failing on its side is retried alone with the same idempotency key', async () => {
+    pages.page('/ok', HIGHWIRE);
+    pages.page('/flaky', 'down', { status: 500, type: 'text/plain' });
+    const args = [
+      'add',
+      '--url',
+      pages.at('/ok'),
+      '--url',
+      pages.at('/flaky'),
+      '--idempotency-key',
+      'pages-1',
+    ];
+    const first = await w.zot(args, env);
+    expect(first.code).toBe(7);
+    expect(envelope(first).data.failed).toEqual([
+      {
+        entry: pages.at('/flaky'),
+        error: {
+          code: 'api_error',
+          message: `${pages.at('/flaky')} answered HTTP 500 (a failure on its side).`,
+          retryable: true,
+        },
+      },
+    ]);
+    pages.page('/flaky', HIGHWIRE.replace('Highwire Paper', 'Recovered Paper'));
+    pages.log.length = 0;
+    w.world.server.clearLog();
+    const second = await w.zot(args, env);
+    expect(second.code).toBe(0);
+    expect(envelope(second).data.succeeded).toMatchObject([
+      { entry: pages.at('/ok'), title: 'Highwire Paper' },
+      { entry: pages.at('/flaky'), title: 'Recovered Paper' },
+    ]);
+    expect(pages.log.map((l) => l.path)).toEqual(['/flaky']);
+    expect(posts()).toHaveLength(1);
+    expect(items()).toHaveLength(2);
+  });
+
   it('--dry-run lists the pages and ISBNs offline', async () => {
     const r = await w.zot(['add', '--isbn', '0-306-40615-2', '--isbn', '0-306-40615-3', '--dry-run'], {
       ...env,

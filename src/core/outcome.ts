@@ -39,7 +39,11 @@ function entryRetryable(entry: unknown): boolean {
   return e?.error?.retryable === true || e?.retryable === true;
 }
 
-export function classifyOutcome(output: unknown): Outcome {
+/**
+ * `read`: the output of a read that answers per entry (nothing was written, so nothing "may
+ * have landed": an entry without an answer is only one to ask again).
+ */
+export function classifyOutcome(output: unknown, options: { read?: boolean } = {}): Outcome {
   const out = (output ?? {}) as Record<string, unknown>;
   const failed = Array.isArray(out.failed) ? out.failed : [];
   if (failed.length === 0) return { kind: 'ok' };
@@ -48,6 +52,20 @@ export function classifyOutcome(output: unknown): Outcome {
   const codes = new Set(failed.map(entryCode));
   const code: ErrorCode = codes.size === 1 ? ([...codes][0] as ErrorCode) : 'api_error';
   const noun = failed.length === 1 ? 'entry' : 'entries';
+  if (options.read) {
+    return {
+      kind: 'failed',
+      error: new ZoteusError(
+        code,
+        `Nothing could be answered: all ${failed.length} ${noun} failed (see error.failed).`,
+        {
+          failed,
+          retryable: failed.every(entryRetryable),
+          hint: 'Each entry of error.failed says why; those marked retryable may be asked again in a moment.',
+        },
+      ),
+    };
+  }
   // An entry that failed for want of an answer may have landed all the same: never claim it did not.
   const unknown = failed.filter(entryUnknown).length;
   const message =

@@ -164,7 +164,9 @@ async function checkedRun<R>(
     );
     // A read that answers per entry (a bibliography of several keys) is partial as a write is.
     const outcome =
-      mutating || Array.isArray(output.failed) ? classifyOutcome(output) : ({ kind: 'ok' } as const);
+      mutating || Array.isArray(output.failed)
+        ? classifyOutcome(output, { read: !mutating })
+        : ({ kind: 'ok' } as const);
     if (outcome.kind === 'failed') throw outcome.error;
     return request.answer.success(
       output,

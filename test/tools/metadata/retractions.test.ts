@@ -277,8 +277,14 @@ describe('zot retractions on the desktop’s library', () => {
     try {
       const r = await world.zot(['retractions', 'RETR2345', 'CLEN2345'], { env: freshCache(world, 'html') });
       expect(r.code).toBe(1);
-      const error = r.json().error as { code: string; failed: Array<Record<string, unknown>> };
+      const error = r.json().error as {
+        code: string;
+        message: string;
+        failed: Array<Record<string, unknown>>;
+      };
       expect(error.code).toBe('api_error');
+      // A read wrote nothing: no "may have landed".
+      expect(error.message).toBe('Nothing could be answered: all 2 entries failed (see error.failed).');
       expect(error.failed).toEqual([
         expect.objectContaining({
           key: 'RETR2345',

@@ -129,46 +129,70 @@ export function serviceClient(
     const mailto = deps.config.resolvers.mailto;
     const userAgent = `Zoteus/${deps.version}${mailto ? ` (mailto:${mailto})` : ''}`;
     let sent = 0;
+    // A service that refused the connection (nothing listens), whose name did not resolve, or
+    // whose port fetch will never use is down for the rest of that call: its other requests
+    // fail at once with the same error, instead of each waiting out its own resends. A reset
+    // or a timeout stays per request.
+    const down = new WeakMap<CallContext, ZoteusError>();
     const client: ServiceClient = {
       service,
       name,
       get sent() {
         return sent;
       },
-      request(call, options) {
+      async request(call, options) {
+        const known = down.get(call);
+        if (known) throw known;
         const origin = new URL(options.url).origin;
-        return layer.send(
-          {
-            method: options.method ?? 'GET',
-            url: options.url,
-            label: options.label,
-            server: name,
-            headers: { 'User-Agent': userAgent, ...options.headers },
-            body: options.body,
-            // GETs, and Semantic Scholar's batch read (a POST that changes nothing).
-            resendable: true,
-            call,
-            failures: {
-              rateLimited: (seconds, cause) =>
-                cause.kind === 'status' && cause.status !== 429
-                  ? serviceFailed(name, cause.status)
-                  : new ZoteusError('rate_limited', `${name} is throttling requests (HTTP 429).`, {
-                      retryAfterSeconds: seconds,
-                      hint: `Wait ${seconds} seconds, then retry.`,
-                    }),
-              unreachable: (reason) =>
-                new ZoteusError('network_error', `Could not reach ${name} (${origin}): ${reason}.`, {
-                  hint: `Check the network (and ${SERVICE_URL_VARIABLES[service]}), then retry.`,
-                }),
-            },
-          },
-          ({ status, text }) => {
-            sent += 1;
-            return { status, text };
-          },
-        );
+        try {
+          return await send(call, options, origin);
+        } catch (error) {
+          if (
+            error instanceof ZoteusError &&
+            error.code === 'network_error' &&
+            /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\b|: bad port\.$/.test(error.message)
+          )
+            down.set(call, error);
+          throw error;
+        }
       },
     };
+    function send(
+      call: CallContext,
+      options: Parameters<ServiceClient['request']>[1],
+      origin: string,
+    ): Promise<{ status: number; text: string }> {
+      return layer.send(
+        {
+          method: options.method ?? 'GET',
+          url: options.url,
+          label: options.label,
+          server: name,
+          headers: { 'User-Agent': userAgent, ...options.headers },
+          body: options.body,
+          // GETs, and Semantic Scholar's batch read (a POST that changes nothing).
+          resendable: true,
+          call,
+          failures: {
+            rateLimited: (seconds, cause) =>
+              cause.kind === 'status' && cause.status !== 429
+                ? serviceFailed(name, cause.status)
+                : new ZoteusError('rate_limited', `${name} is throttling requests (HTTP 429).`, {
+                    retryAfterSeconds: seconds,
+                    hint: `Wait ${seconds} seconds, then retry.`,
+                  }),
+            unreachable: (reason) =>
+              new ZoteusError('network_error', `Could not reach ${name} (${origin}): ${reason}.`, {
+                hint: `Check the network (and ${SERVICE_URL_VARIABLES[service]}), then retry.`,
+              }),
+          },
+        },
+        ({ status, text }) => {
+          sent += 1;
+          return { status, text };
+        },
+      );
+    }
     return client;
   });
 }

@@ -5,6 +5,8 @@
  * (a corrupt file is ignored, then replaced), and answers that are not the service's JSON.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/core/config.js';
@@ -151,6 +153,26 @@ describe('Crossref', () => {
       expect(error.code).toBe('network_error');
       expect(error.message).toMatch(/^Could not reach Crossref \(http:\/\/127\.0\.0\.1:9\): /);
     }
+  });
+
+  it('a refused connection marks Crossref down for the rest of the call: later batches are not sent', async () => {
+    const logs: string[] = [];
+    // A port nothing listens on any more.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const dois = Array.from({ length: 150 }, (_, i) => `10.1000/down.${i}`);
+    const works = await crossrefWorks(
+      deps({ logs, env: { ZOTEUS_CROSSREF_URL: `http://127.0.0.1:${port}`, ZOTEUS_CROSSREF_MAILTO: '' } }),
+      dois,
+    );
+    // The first batch: its attempt and the layer's two resends; the other two batches: nothing.
+    expect(
+      logs.filter((l) => l.includes('ECONNREFUSED')),
+      logs.join('\n'),
+    ).toHaveLength(3);
+    expect(dois.every((d) => (works.get(d) as ZoteusError).code === 'network_error')).toBe(true);
   });
 });
 

@@ -207,7 +207,7 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   text?(output: z.infer<O>, input: z.infer<I>): string | TextDocument;
   /** The output field that holds rows, streamed by `--stream` and rendered as a table. */
   rows?: keyof z.infer<O> & string;
-  /** Ready-to-run follow-up commands after success (mutating commands). */
+  /** Ready-to-run follow-up commands after success (a write, or a preview that one follows). */
   next?(output: z.infer<O>, input: z.infer<I>): string[];
   /**
    * For tools whose output can carry `failed`: the input that retries only the failed

@@ -45,6 +45,7 @@ import semanticSearch from './search/semantic-search.js';
 import whoami from './library/whoami.js';
 import tagAudit from './tags/tag-audit.js';
 import checkRetractions from './metadata/check-retractions.js';
+import updateStatus from './metadata/update-status.js';
 
 /** Each declaration is an AnyTool as `defineTool` typed it: no cast. */
 export const tools: readonly AnyTool[] = [
@@ -68,6 +69,7 @@ export const tools: readonly AnyTool[] = [
   exportItems,
   checkCitations,
   checkRetractions,
+  updateStatus,
   styles,
   summarize,
   createItems,

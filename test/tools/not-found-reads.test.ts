@@ -154,6 +154,7 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
   zotero_manage_tags: () => ({ action: 'add_items', tag: 'x' }),
   zotero_import: () => ({ doi: '10.1000/xyz' }),
   zotero_attach_file: () => ({ content_base64: 'aGk=', filename: 'x.txt' }),
+  zotero_update_status: () => ({ apply: true }),
 };
 
 const writes = tools

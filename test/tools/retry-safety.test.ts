@@ -14,6 +14,7 @@ import { tools } from '../../src/tools/index.js';
 import { KEY, startWorld, type World } from '../core/library/world.js';
 import { makePdf } from '../support/documents/index.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy.js';
+import { crossrefWork, startMetadataFakes, type MetadataFakes } from '../support/metadata-services/index.js';
 import { connect } from '../surfaces/mcp/harness.js';
 
 const LIB = 'users/1';
@@ -86,6 +87,30 @@ const CASES: Record<string, Case> = {
       );
       expect(made).toHaveLength(1);
       expect(made[0]).toMatchObject({ annotationText: 'highlight text', annotationPageLabel: '1' });
+    },
+  },
+  zotero_update_status: {
+    // A preprint whose published version the Crossref fake knows; apply without a plan.
+    seed: (world) => {
+      const doi = '10.1101/2021.03.03.123456';
+      meta.addCrossref(
+        crossrefWork({
+          doi,
+          title: 'Sweep preprint',
+          type: 'posted-content',
+          relation: {
+            'is-preprint-of': [{ 'id-type': 'doi', id: '10.5555/sweep.1', 'asserted-by': 'subject' }],
+          },
+        }),
+      );
+      meta.addCrossref({ ...crossrefWork({ doi: '10.5555/sweep.1', title: 'Sweep preprint' }), volume: '5' });
+      const [key] = lib(world).addItems([{ itemType: 'preprint', title: 'Sweep preprint', DOI: doi }]);
+      return { item_keys: [key], apply: true };
+    },
+    check(world, args) {
+      const item = lib(world).items.get((args.item_keys as string[])[0] as string);
+      expect(item).toMatchObject({ itemType: 'journalArticle', DOI: '10.5555/sweep.1', volume: '5' });
+      expect(itemsTitled(world, 'Sweep preprint')).toHaveLength(1);
     },
   },
   zotero_import: {
@@ -371,12 +396,15 @@ function mutatingCalls(list: readonly AnyTool[]): string[] {
 
 let world: World;
 let proxy: DroppingProxy;
+let meta: MetadataFakes;
 let mcp: Awaited<ReturnType<typeof connect>>;
 beforeAll(async () => {
   world = await startWorld();
   proxy = await startDroppingProxy(world.server.url);
+  meta = await startMetadataFakes();
   mcp = await connect(tools as readonly AnyTool[], {
     ...world.env(),
+    ...meta.env(),
     ZOTERO_API_URL: proxy.url,
     ZOTERO_API_KEY: KEY,
     ZOTEUS_ALLOW_DELETE: 'true',
@@ -384,6 +412,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await mcp.close();
+  await meta.close();
   await proxy.close();
   await world.close();
 });

@@ -142,7 +142,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
             return { value: 0, bytes: stdout, exitCode: 0, partial: false, output: whole };
           }
           const next =
-            mutating && tool.next
+            tool.next
               ? await validSuggestions(ctx, tool.next(output as never, original as never))
               : undefined;
           let exitCode = 0;

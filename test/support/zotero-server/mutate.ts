@@ -3,6 +3,7 @@
  * seeded data and client writes obey the same validation: building the next version of an
  * object from a JSON write (PATCH or PUT semantics). Deletions live in `deletes.ts`.
  */
+import { retype } from './item-types.js';
 import { isValidKey } from './keys.js';
 import type {
   CollectionData,
@@ -225,6 +226,9 @@ function buildItem(
     }
   }
   if (!base.itemType) throw new WriteError(400, `'itemType' property not provided`);
+  if (mode === 'patch' && current && current.itemType !== base.itemType) {
+    retype(base as unknown as Record<string, unknown>, current.itemType, new Set(Object.keys(input)));
+  }
   if (base.parentItem && base.collections.length > 0) {
     throw new WriteError(400, 'Child items cannot be assigned to collections');
   }

@@ -1,0 +1,284 @@
+/**
+ * Published versions of preprints, from the open infrastructure, batched (metadata/*):
+ * 1. Crossref's record of the preprint DOI: its `is-preprint-of` relation;
+ * 2. arXiv's record: the journal DOI its authors added (`arxiv:doi`);
+ * 3. Crossref works that name the preprint in their `has-preprint` relation (filtered by
+ *    `relation.object`, 50 preprints a request);
+ * 4. OpenAlex (with an API key): the work the preprint DOI belongs to, when it is another
+ *    DOI's, or a location that is the published version.
+ * The published DOI's own Crossref record then gives the fields. Early-access articles are
+ * their own DOI's record: a match once Crossref has a volume, issue or pages.
+ */
+import type { ZoteusError } from '../errors.js';
+import type { WebApiItem } from '../library/port.js';
+import { itemTypeForCsl } from '../items/csl.js';
+import type { ItemSchema } from '../items/schema.js';
+import type { Deps } from '../tool.js';
+import {
+  crossrefWorks,
+  toCrossrefWork,
+  CROSSREF_BATCH,
+  type CrossrefWork,
+  type CrossrefResults,
+} from '../metadata/crossref.js';
+import { arxivRecords } from '../metadata/arxiv.js';
+import { openAlexSkipped, openAlexWorks } from '../metadata/openalex.js';
+import { chunk, obj, parseObject, serviceCall, serviceClient, serviceFailed } from '../metadata/service.js';
+import type { Candidate } from './candidates.js';
+import { preprintServerOfDoi } from './candidates.js';
+import { titleSimilarity } from './similarity.js';
+
+export interface Evidence {
+  source: 'crossref' | 'arxiv' | 'openalex';
+  /** How the source ties the two: is-preprint-of, has-preprint, arxiv-doi, openalex-work, same-doi. */
+  relation: string;
+  doi: string;
+  title: string;
+  venue?: string | undefined;
+  year?: string | undefined;
+  /** Title similarity with the item (0–1). */
+  similarity: number;
+}
+
+export interface SourceNote {
+  service: string;
+  /** Requests sent to it by this check (cached answers cost none), where counted. */
+  requests?: number | undefined;
+  note?: string | undefined;
+}
+
+export interface Found {
+  matches: Map<string, { evidence: Evidence; item: Record<string, unknown> }>;
+  /** Candidates with no match: why, in the user's terms. */
+  misses: Map<string, string>;
+  /** Candidates no source could answer for (the service's error). */
+  failures: Map<string, ZoteusError>;
+  sources: SourceNote[];
+}
+
+/** Crossref's work types → CSL types (Zotero's schema maps CSL types to item types). */
+const CSL_OF_CROSSREF: Record<string, string> = {
+  'journal-article': 'article-journal',
+  'proceedings-article': 'paper-conference',
+  'book-chapter': 'chapter',
+  book: 'book',
+  monograph: 'book',
+  'edited-book': 'book',
+  report: 'report',
+  dissertation: 'thesis',
+};
+
+function isError(value: unknown): value is ZoteusError {
+  return value instanceof Error;
+}
+
+/** The Zotero fields (base names) of a published work. */
+export function publishedFields(schema: ItemSchema, work: CrossrefWork): Record<string, unknown> {
+  return {
+    itemType: itemTypeForCsl(schema, CSL_OF_CROSSREF[work.type ?? ''] ?? 'article-journal'),
+    publicationTitle: work.containerTitle,
+    volume: work.volume,
+    issue: work.issue,
+    pages: work.page,
+    date: work.issued,
+    DOI: work.doi,
+    url: `https://doi.org/${work.doi}`,
+  };
+}
+
+function isPublishedWork(work: CrossrefWork): boolean {
+  return work.type !== 'posted-content' && preprintServerOfDoi(work.doi) === undefined;
+}
+
+type Entry = { item: WebApiItem; candidate: Candidate };
+
+export async function findPublished(
+  deps: Deps,
+  schema: ItemSchema,
+  candidates: readonly Entry[],
+): Promise<Found> {
+  const found: Found = { matches: new Map(), misses: new Map(), failures: new Map(), sources: [] };
+  if (candidates.length === 0) return found;
+  const crossref = await serviceClient(deps, 'crossref');
+  const arxiv = await serviceClient(deps, 'arxiv');
+  const sentBefore = { crossref: crossref.sent, arxiv: arxiv.sent };
+  const errors = new Map<string, ZoteusError>();
+  /** Candidate key → the published DOI and how it was found. */
+  const links = new Map<string, { doi: string; source: Evidence['source']; relation: string }>();
+  const lower = (doi: string | undefined) => doi?.toLowerCase();
+
+  // 1. Crossref records of the preprint DOIs (and early-access DOIs, which are their own answer).
+  const ownDois = candidates.flatMap((c) =>
+    c.candidate.doi && !/^10\.48550\//i.test(c.candidate.doi) ? [c.candidate.doi] : [],
+  );
+  const own: CrossrefResults = ownDois.length ? await crossrefWorks(deps, ownDois) : new Map();
+  for (const { item, candidate } of candidates) {
+    const answer = own.get(lower(candidate.doi) ?? '');
+    if (isError(answer)) errors.set(item.key, answer);
+    if (!answer || isError(answer) || candidate.reason === 'early_access') continue;
+    const target = answer.relations['is-preprint-of']?.find((r) => r.idType === 'doi');
+    if (target)
+      links.set(item.key, { doi: target.id.toLowerCase(), source: 'crossref', relation: 'is-preprint-of' });
+  }
+
+  // 2. arXiv's journal DOIs.
+  const arxivIds = candidates.flatMap((c) =>
+    c.candidate.arxiv && !links.has(c.item.key) ? [c.candidate.arxiv] : [],
+  );
+  const records: Awaited<ReturnType<typeof arxivRecords>> = arxivIds.length
+    ? await arxivRecords(deps, arxivIds)
+    : new Map();
+  for (const { item, candidate } of candidates) {
+    if (!candidate.arxiv || links.has(item.key)) continue;
+    const record = records.get(candidate.arxiv.toLowerCase());
+    if (isError(record)) errors.set(item.key, record);
+    else if (record?.doi && !/^10\.48550\//i.test(record.doi))
+      links.set(item.key, { doi: record.doi, source: 'arxiv', relation: 'arxiv-doi' });
+  }
+
+  // 3. Works that name the preprint as theirs (has-preprint), 50 preprints a request.
+  const preprintIds = new Map<string, string>();
+  for (const { item, candidate } of candidates) {
+    if (candidate.reason === 'early_access' || links.has(item.key)) continue;
+    const doi =
+      candidate.doi ??
+      (candidate.arxiv ? `10.48550/arxiv.${candidate.arxiv.replace(/v\d+$/i, '')}` : undefined);
+    if (doi && !doi.includes(',')) preprintIds.set(doi.toLowerCase(), item.key);
+  }
+  const call = serviceCall(deps);
+  const base = deps.config.resolvers.crossref;
+  const mailto = deps.config.resolvers.mailto;
+  for (const batch of chunk([...preprintIds.keys()], CROSSREF_BATCH)) {
+    const filter = [
+      'relation.type:has-preprint',
+      ...batch.map((d) => `relation.object:${encodeURIComponent(d)}`),
+    ].join(',');
+    try {
+      const answer = await crossref.request(call, {
+        url: `${base}/works?filter=${filter}&rows=${Math.max(100, batch.length * 2)}&select=DOI,type,relation${mailto ? `&mailto=${encodeURIComponent(mailto)}` : ''}`,
+        label: `${base}/works?filter=relation.object:… (${batch.length} preprints)`,
+        headers: { Accept: 'application/json' },
+      });
+      if (answer.status !== 200) throw serviceFailed(crossref.name, answer.status);
+      const items = obj(parseObject(crossref, answer.text).message).items;
+      for (const raw of Array.isArray(items) ? items : []) {
+        const work = toCrossrefWork(obj(raw));
+        if (!work) continue;
+        for (const rel of work.relations['has-preprint'] ?? []) {
+          const key = preprintIds.get(rel.id.toLowerCase());
+          if (key && !links.has(key))
+            links.set(key, { doi: work.doi, source: 'crossref', relation: 'has-preprint' });
+        }
+      }
+    } catch (error) {
+      if (!isError(error)) throw error;
+      for (const doi of batch) {
+        const key = preprintIds.get(doi) as string;
+        if (!errors.has(key)) errors.set(key, error as ZoteusError);
+      }
+    }
+  }
+
+  // 4. OpenAlex, for what is still open (only with its API key).
+  const openDois = candidates.flatMap((c) =>
+    c.candidate.reason !== 'early_access' && c.candidate.doi && !links.has(c.item.key)
+      ? [c.candidate.doi]
+      : [],
+  );
+  const openalexNote = openAlexSkipped(deps);
+  if (openDois.length) {
+    const openalex = await openAlexWorks(deps, openDois);
+    if (openalex.skipped === undefined) {
+      for (const { item, candidate } of candidates) {
+        if (!candidate.doi || links.has(item.key) || candidate.reason === 'early_access') continue;
+        const work = openalex.works.get(candidate.doi.toLowerCase());
+        if (isError(work)) {
+          if (!errors.has(item.key)) errors.set(item.key, work);
+          continue;
+        }
+        if (!work) continue;
+        const published =
+          (work.doi && work.doi !== candidate.doi.toLowerCase() && work.type !== 'preprint'
+            ? work.doi
+            : undefined) ??
+          work.locations
+            .filter((l) => l.version === 'publishedVersion' && l.isPublished)
+            .map((l) => /doi\.org\/(10\.\S+)$/i.exec(l.landingPageUrl ?? '')?.[1]?.toLowerCase())
+            .find((d) => d !== undefined && d !== candidate.doi?.toLowerCase());
+        if (published) links.set(item.key, { doi: published, source: 'openalex', relation: 'openalex-work' });
+      }
+    }
+  }
+
+  // The published records, batched; early access reads its own record from step 1.
+  const linked = [...new Set([...links.values()].map((l) => l.doi))].filter((d) => !own.has(d));
+  const published: CrossrefResults = linked.length ? await crossrefWorks(deps, linked) : new Map();
+  const recordOf = (doi: string) => own.get(doi) ?? published.get(doi);
+  for (const { item, candidate } of candidates) {
+    const title = typeof item.data.title === 'string' ? item.data.title : '';
+    if (candidate.reason === 'early_access') {
+      const work = own.get(lower(candidate.doi) ?? '');
+      if (isError(work)) found.failures.set(item.key, work);
+      else if (!work) found.misses.set(item.key, `Crossref has no record of ${candidate.doi}.`);
+      else if (!work.volume && !work.issue && !work.page)
+        found.misses.set(item.key, 'Still in early access at Crossref: no volume, issue or pages yet.');
+      else
+        found.matches.set(item.key, {
+          evidence: evidenceOf(work, 'crossref', 'same-doi', title),
+          item: publishedFields(schema, work),
+        });
+      continue;
+    }
+    const link = links.get(item.key);
+    if (!link) {
+      const error = errors.get(item.key);
+      if (error) found.failures.set(item.key, error);
+      else
+        found.misses.set(
+          item.key,
+          'No published version was found (Crossref, arXiv' + (openalexNote ? '' : ', OpenAlex') + ').',
+        );
+      continue;
+    }
+    const work = recordOf(link.doi);
+    if (isError(work)) found.failures.set(item.key, work);
+    else if (!work)
+      found.misses.set(
+        item.key,
+        `${link.doi} (${link.relation}, from ${link.source}) has no Crossref record to take the fields from.`,
+      );
+    else if (!isPublishedWork(work))
+      found.misses.set(
+        item.key,
+        `${link.doi} (${link.relation}) is itself a preprint, not a published version.`,
+      );
+    else
+      found.matches.set(item.key, {
+        evidence: evidenceOf(work, link.source, link.relation, title),
+        item: publishedFields(schema, work),
+      });
+  }
+
+  found.sources.push({ service: 'Crossref', requests: crossref.sent - sentBefore.crossref });
+  if (arxivIds.length || arxiv.sent > sentBefore.arxiv)
+    found.sources.push({ service: 'arXiv', requests: arxiv.sent - sentBefore.arxiv });
+  found.sources.push({ service: 'OpenAlex', ...(openalexNote ? { note: openalexNote } : {}) });
+  return found;
+}
+
+function evidenceOf(
+  work: CrossrefWork,
+  source: Evidence['source'],
+  relation: string,
+  title: string,
+): Evidence {
+  return {
+    source,
+    relation,
+    doi: work.doi,
+    title: work.title ?? '',
+    ...(work.containerTitle ? { venue: work.containerTitle } : {}),
+    ...(work.issued ? { year: work.issued.slice(0, 4) } : {}),
+    similarity: titleSimilarity(title, work.title ?? ''),
+  };
+}

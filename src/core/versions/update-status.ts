@@ -1,0 +1,343 @@
+/**
+ * `zotero_update_status`: preprints and early-access articles brought up to their published
+ * version. A preview finds the candidates, looks their published versions up (published.ts),
+ * and keeps the plan (the changes and each item's version as seen) for a day; applying writes
+ * exactly that plan through the versioned write engine, and an item edited since the preview
+ * is a conflict, left untouched. Re-running after an apply changes nothing: the items are no
+ * longer candidates, and an applied plan's items already hold its values.
+ */
+import type { LibraryArgs } from '../library/address.js';
+import type { WebApiItem } from '../library/port.js';
+import { answered, openReader, type Answered } from '../items/read/common.js';
+import { nothingUsable, readKeyedEntries } from '../items/read/entries.js';
+import { localSchema } from '../items/schema.js';
+import { loadPlan, planDir, savePlan } from '../store/plans.js';
+import type { Deps } from '../tool.js';
+import { applySetChange, RefusedChange } from '../writes/index.js';
+import { failedEntry } from '../zotero/errors.js';
+import type { FailedEntry } from '../zotero/types.js';
+import { candidateOf, type Candidate, type CandidateReason } from './candidates.js';
+import { droppedByType, statusChanges, type FieldChange } from './changes.js';
+import { findPublished, type Evidence, type SourceNote } from './published.js';
+import { TITLE_THRESHOLD } from './similarity.js';
+import { fitRows, ROWS_BUDGET } from '../items/read/bounds.js';
+import { checkUpdateStatus, type UpdateStatusScope } from './check.js';
+
+export const PLAN_KIND = 'update-status';
+const PAGE = 100;
+
+export interface UpdateStatusInput extends LibraryArgs, UpdateStatusScope {
+  tag?: string | undefined;
+}
+
+export interface StatusUpdate {
+  key: string;
+  title: string;
+  reason: CandidateReason;
+  server?: string | undefined;
+  evidence: Evidence;
+  /** Field by field, old → new: what the apply writes. */
+  changes: FieldChange[];
+  /** Fields the change of type removes, since the new type has no place for them. */
+  dropped: FieldChange[];
+  status: 'planned' | 'applied' | 'unchanged';
+}
+
+export interface Unmatched {
+  key: string;
+  title: string;
+  reason: CandidateReason;
+  /** Why nothing is planned: no published version found, or one that is not the same work. */
+  why: string;
+  evidence?: Evidence | undefined;
+}
+
+export interface UpdateStatusOutput extends Answered {
+  applied: boolean;
+  planId?: string | undefined;
+  expiresAt?: string | undefined;
+  threshold: number;
+  checked: number;
+  candidates: number;
+  updates: StatusUpdate[];
+  unmatched: Unmatched[];
+  /** A preview: the candidates answered; an apply: the items written. */
+  succeeded: string[];
+  /** An apply: the items that already held the plan's values (nothing sent). */
+  unchanged: string[];
+  failed: FailedEntry[];
+  sources: SourceNote[];
+  libraryVersion?: number | undefined;
+  /** How many updates and unmatched candidates there are in all, when the answer shows fewer. */
+  totalUpdates?: number | undefined;
+  totalUnmatched?: number | undefined;
+  totalFailed?: number | undefined;
+  truncated?: boolean | undefined;
+}
+
+/** Keys listed in succeeded/unchanged at most (the counts stay exact in the summary). */
+const KEY_LIST_MAX = 1000;
+
+/**
+ * The answer within the size bound: updates first (up to most of the rows budget), then the
+ * unmatched; what does not fit is counted (the plan holds every update all the same).
+ */
+function bounded(out: UpdateStatusOutput): UpdateStatusOutput {
+  const updates = fitRows(out.updates, Math.floor(ROWS_BUDGET * 0.6));
+  const unmatched = fitRows(
+    out.unmatched,
+    Math.floor(ROWS_BUDGET * 0.8) - JSON.stringify(updates.rows).length,
+  );
+  const failed = fitRows(out.failed, ROWS_BUDGET - JSON.stringify([updates.rows, unmatched.rows]).length);
+  const cut = updates.cut || unmatched.cut || failed.cut;
+  if (!cut && out.succeeded.length <= KEY_LIST_MAX && out.unchanged.length <= KEY_LIST_MAX) return out;
+  return {
+    ...out,
+    updates: updates.rows,
+    unmatched: unmatched.rows,
+    failed: failed.rows,
+    succeeded: out.succeeded.slice(0, KEY_LIST_MAX),
+    unchanged: out.unchanged.slice(0, KEY_LIST_MAX),
+    ...(cut
+      ? {
+          totalUpdates: out.updates.length,
+          totalUnmatched: out.unmatched.length,
+          ...(failed.cut ? { totalFailed: out.failed.length } : {}),
+          truncated: true,
+        }
+      : {}),
+  };
+}
+
+interface PlanBody {
+  threshold: number;
+  entries: Array<{ version: number; update: StatusUpdate }>;
+  checked: number;
+  candidates: number;
+  unmatched: Unmatched[];
+  sources: SourceNote[];
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** The items of the scope: the keys given (per-key failures), or the top-level items of a collection or library. */
+async function itemsInScope(
+  deps: Deps,
+  input: UpdateStatusInput,
+): Promise<{ items: WebApiItem[]; failed: FailedEntry[]; route: Answered }> {
+  const { reader, route } = await openReader(deps, input);
+  if (input.item_keys?.length) {
+    const { items, failed } = await readKeyedEntries(reader, input.item_keys, route.library, (item) =>
+      ['note', 'attachment', 'annotation'].includes(text(item.data.itemType))
+        ? `${item.key} is a ${text(item.data.itemType)}, which has no published version.`
+        : undefined,
+    );
+    if (items.length === 0 && failed.length > 0) throw await nothingUsable(deps, failed, route.library);
+    return { items, failed, route: answered(route) };
+  }
+  const items: WebApiItem[] = [];
+  for (let start = 0; ; start += PAGE) {
+    const page = await reader.items({
+      top: true,
+      sort: 'dateAdded',
+      direction: 'asc',
+      start,
+      limit: PAGE,
+      ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
+    });
+    items.push(
+      ...page.items.filter((i) => !['note', 'attachment', 'annotation'].includes(text(i.data.itemType))),
+    );
+    deps.progress({
+      event: 'progress',
+      phase: 'read',
+      done: start + page.items.length,
+      total: page.totalResults,
+    });
+    if (page.items.length < PAGE || start + page.items.length >= page.totalResults) break;
+  }
+  return { items, failed: [], route: answered(route) };
+}
+
+/** The preview: candidates, their published versions, and the plan. */
+async function preview(
+  deps: Deps,
+  input: UpdateStatusInput,
+): Promise<{ body: PlanBody; failed: FailedEntry[]; route: Answered }> {
+  const schema = localSchema(deps.config);
+  const { items, failed, route } = await itemsInScope(deps, input);
+  const candidates: Array<{ item: WebApiItem; candidate: Candidate }> = [];
+  for (const item of items) {
+    const candidate = candidateOf(item.data);
+    if (candidate) candidates.push({ item, candidate });
+  }
+  const found = await findPublished(deps, schema, candidates);
+  const entries: PlanBody['entries'] = [];
+  const unmatched: Unmatched[] = [];
+  const indexOf = new Map((input.item_keys ?? []).map((k, i) => [k, i] as const));
+  for (const { item, candidate } of candidates) {
+    const base = { key: item.key, title: text(item.data.title), reason: candidate.reason };
+    const error = found.failures.get(item.key);
+    if (error) {
+      failed.push(
+        failedEntry(indexOf.get(item.key) ?? -1, item.key, error.status ?? 0, error.message, error.code),
+      );
+      continue;
+    }
+    const match = found.matches.get(item.key);
+    if (!match) {
+      unmatched.push({ ...base, why: found.misses.get(item.key) ?? 'No published version was found.' });
+      continue;
+    }
+    if (match.evidence.similarity < TITLE_THRESHOLD) {
+      unmatched.push({
+        ...base,
+        why: `The published title is too different (similarity ${match.evidence.similarity} < ${TITLE_THRESHOLD}): not the same work, or retitled; check it by hand.`,
+        evidence: match.evidence,
+      });
+      continue;
+    }
+    const changes = statusChanges(schema, item.data, match.item, candidate);
+    if (changes.length === 0) {
+      unmatched.push({
+        ...base,
+        why: 'The item already says what the published version says.',
+        evidence: match.evidence,
+      });
+      continue;
+    }
+    entries.push({
+      version: typeof item.version === 'number' ? item.version : Number(item.data.version ?? 0),
+      update: {
+        ...base,
+        ...(candidate.server ? { server: candidate.server } : {}),
+        evidence: match.evidence,
+        changes,
+        dropped: droppedByType(schema, item.data, changes),
+        status: 'planned',
+      },
+    });
+  }
+  return {
+    body: {
+      threshold: TITLE_THRESHOLD,
+      entries,
+      checked: items.length,
+      candidates: candidates.length,
+      unmatched,
+      sources: found.sources,
+    },
+    failed,
+    route,
+  };
+}
+
+/** The apply of one planned entry to the item as it is now: its values, or a conflict. */
+function applyEntry(entry: PlanBody['entries'][number], tag: string | undefined) {
+  return (data: Record<string, unknown>): Record<string, unknown> | null => {
+    const { changes, key } = entry.update;
+    const done = changes.every((c) => text(data[c.field]) === c.to);
+    const tagged =
+      !tag || (Array.isArray(data.tags) && data.tags.some((t) => (t as { tag?: unknown }).tag === tag));
+    if (done && tagged) return null;
+    const version = Number(data.version ?? 0);
+    if (!done && version !== entry.version) {
+      throw new RefusedChange(
+        `Item ${key} was edited since the preview (version ${entry.version}, now ${version}): nothing was written to it. Preview again to plan it anew.`,
+      );
+    }
+    const next = { ...data };
+    for (const c of changes) next[c.field] = c.to;
+    if (!tagged) next.tags = [...((data.tags as unknown[]) ?? []), { tag }];
+    return next;
+  };
+}
+
+export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promise<UpdateStatusOutput> {
+  checkUpdateStatus(input);
+  const dir = planDir(deps);
+  let body: PlanBody;
+  let failed: FailedEntry[] = [];
+  let route: Answered;
+  let planId: string | undefined;
+  let expiresAt: string | undefined;
+  if (input.plan_id !== undefined) {
+    const { openWebLibrary } = await import('../library/web.js');
+    const lib = await openWebLibrary(deps, input, { access: 'write' });
+    const plan = loadPlan<PlanBody>(dir, PLAN_KIND, lib.prefix, input.plan_id);
+    body = plan.body;
+    planId = plan.id;
+    expiresAt = plan.expiresAt;
+    route = { backend: 'web', library: lib.prefix };
+  } else {
+    ({ body, failed, route } = await preview(deps, input));
+    if (input.apply !== true) {
+      const plan = body.entries.length ? savePlan(dir, PLAN_KIND, route.library, body) : undefined;
+      return bounded({
+        applied: false,
+        ...(plan ? { planId: plan.id, expiresAt: plan.expiresAt } : {}),
+        threshold: body.threshold,
+        checked: body.checked,
+        candidates: body.candidates,
+        updates: body.entries.map((e) => e.update),
+        unmatched: body.unmatched,
+        succeeded: [...body.entries.map((e) => e.update.key), ...body.unmatched.map((u) => u.key)],
+        unchanged: [],
+        failed,
+        sources: body.sources,
+        ...route,
+      });
+    }
+  }
+  if (body.entries.length === 0) {
+    return {
+      applied: true,
+      ...(planId ? { planId, expiresAt } : {}),
+      threshold: body.threshold,
+      checked: body.checked,
+      candidates: body.candidates,
+      updates: [],
+      unmatched: body.unmatched,
+      succeeded: [],
+      unchanged: [],
+      failed,
+      sources: body.sources,
+      ...route,
+    };
+  }
+
+  const { openWebLibrary } = await import('../library/web.js');
+  const lib = await openWebLibrary(deps, input, { access: 'write' });
+  const byKey = new Map(body.entries.map((e) => [e.update.key, e] as const));
+  const result = await applySetChange(lib.client, {
+    library: lib.prefix,
+    kind: 'items',
+    keys: [...byKey.keys()],
+    apply: (data) => applyEntry(byKey.get(text(data.key)) as PlanBody['entries'][number], input.tag)(data),
+    progress: (done, total) => deps.progress({ event: 'progress', phase: 'write', done, total }),
+  });
+  const succeeded = new Set(result.succeeded);
+  const updates = body.entries
+    .filter((e) => succeeded.has(e.update.key) || result.unchanged.includes(e.update.key))
+    .map((e) => ({
+      ...e.update,
+      status: succeeded.has(e.update.key) ? ('applied' as const) : ('unchanged' as const),
+    }));
+  return bounded({
+    applied: true,
+    ...(planId ? { planId, expiresAt } : {}),
+    threshold: body.threshold,
+    checked: body.checked,
+    candidates: body.candidates,
+    updates,
+    unmatched: body.unmatched,
+    succeeded: result.succeeded,
+    unchanged: result.unchanged,
+    failed: [...failed, ...result.failed],
+    sources: body.sources,
+    ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
+    ...(route.backend === 'web' ? route : { backend: 'web' as const, library: lib.prefix }),
+  });
+}

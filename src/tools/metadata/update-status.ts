@@ -1,0 +1,227 @@
+/**
+ * `zotero_update_status` / `zot update-status [KEY…|--collection K|--all] [--apply [--plan ID]]`:
+ * preprints and early-access articles brought up to their published version. Previews unless
+ * asked to apply; the preview's plan can be applied exactly, a call later.
+ */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { checkUpdateStatus } from '../../core/versions/check.js';
+import { plural } from '../../core/words.js';
+import { answeredFields, failedList } from '../shared/output.js';
+import { itemKeys, libraryParams, zoteroKey } from '../shared/params.js';
+
+const change = z.object({ field: z.string(), from: z.string(), to: z.string() });
+
+const evidence = z
+  .object({
+    source: z.enum(['crossref', 'arxiv', 'openalex']),
+    relation: z
+      .string()
+      .describe(
+        'How the source ties them: is-preprint-of, has-preprint (Crossref relations), arxiv-doi (the journal DOI on arXiv), openalex-work, same-doi (early access now in an issue).',
+      ),
+    doi: z.string().describe('DOI of the published version.'),
+    title: z.string(),
+    venue: z.string().optional(),
+    year: z.string().optional(),
+    similarity: z.number().describe('Title similarity with the item, 0 to 1.'),
+  })
+  .describe('Where the published version was found, and what it is.');
+
+const update = z.object({
+  key: z.string(),
+  title: z.string(),
+  reason: z
+    .enum(['preprint_type', 'preprint_server', 'early_access'])
+    .describe('Why the item was a candidate: a preprint, a preprint server’s DOI or URL, or early access.'),
+  server: z.string().optional().describe('The preprint server, when known.'),
+  evidence,
+  changes: z.array(change).describe('Field by field, old → new.'),
+  dropped: z
+    .array(change)
+    .describe('Fields the new item type has no place for, which the change of type removes.'),
+  status: z
+    .enum(['planned', 'applied', 'unchanged'])
+    .describe('planned: preview only; applied: written; unchanged: the item already held these values.'),
+});
+
+export default defineTool({
+  name: 'zotero_update_status',
+  title: 'Update preprints to their published version',
+  summary: 'Find the published versions of preprints and early-access articles; preview, then apply.',
+  description: [
+    'Finds items that may have a published version (item type preprint; a DOI or URL of a preprint server such as arXiv,',
+    'bioRxiv, medRxiv, SSRN, Research Square, OSF or ChemRxiv; journal articles with a DOI but no volume, issue or pages)',
+    'and looks the published version up: Crossref’s preprint relations, arXiv’s journal DOI, OpenAlex (with',
+    'ZOTEUS_OPENALEX_API_KEY). A match needs a DOI and a title similarity of at least threshold (0.85); each update',
+    'shows its evidence and its changes field by field (itemType, publicationTitle, volume, issue, pages, date, DOI, url;',
+    'an arXiv id is kept as an "arXiv:" line in Extra). Without apply nothing is written: the preview returns planId (kept',
+    'a day). apply: true with plan_id writes exactly that plan, and an item edited since the preview is a conflict in',
+    'failed, untouched; apply: true without plan_id looks up and writes in one call. Writes go to the Zotero cloud',
+    'library (Web API) under each item’s version; tag adds a tag to each updated item. Re-running changes nothing.',
+    'Items: item_keys, collection_key (its top-level items) or all: true. unmatched lists candidates without an',
+    'accepted published version, and why.',
+  ].join(' '),
+  tier: 'destructive',
+  callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
+  openWorld: true,
+  idempotent: true,
+  needsKey: (input) => input.apply === true,
+  since: '0.2.0',
+  cli: [
+    {
+      path: ['update-status'],
+      args: ['item_keys'],
+      flags: { collection_key: 'collection', plan_id: 'plan' },
+      summary:
+        'Preprints → published versions: zot update-status KEY…|--collection K|--all (preview), then --apply --plan ID.',
+    },
+  ],
+  input: z
+    .object({
+      item_keys: itemKeys(
+        'Items to check, by key; a key that names no item is one entry of failed',
+      ).optional(),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe('Check the top-level items of this collection.'),
+      all: z.boolean().optional().describe('Check the top-level items of the whole library.'),
+      apply: z
+        .boolean()
+        .optional()
+        .describe('Write the changes (default false: preview only, with a planId).'),
+      plan_id: z
+        .string()
+        .max(64)
+        .optional()
+        .describe('With apply: the planId of a preview, applied exactly (no new lookups).'),
+      tag: z.string().min(1).max(255).optional().describe('Add this tag to each item updated.'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    applied: z.boolean().describe('False for a preview: nothing was written.'),
+    planId: z.string().optional().describe('The preview’s plan, to apply with apply and plan_id.'),
+    expiresAt: z.string().optional().describe('When the plan is forgotten.'),
+    threshold: z.number().describe('The least title similarity a match needs.'),
+    checked: z.number().int().describe('Items read.'),
+    candidates: z.number().int().describe('Items that may have a published version.'),
+    updates: z.array(update),
+    unmatched: z
+      .array(
+        z.object({
+          key: z.string(),
+          title: z.string(),
+          reason: z.string(),
+          why: z.string(),
+          evidence: evidence.optional(),
+        }),
+      )
+      .describe('Candidates without an accepted published version, and why.'),
+    succeeded: z
+      .array(z.string())
+      .describe('A preview: the candidates answered (planned or unmatched); an apply: the items written.'),
+    unchanged: z.array(z.string()).describe('An apply: items that already held the plan’s values.'),
+    failed: failedList,
+    sources: z
+      .array(
+        z.object({
+          service: z.string(),
+          requests: z.number().int().optional(),
+          note: z.string().optional(),
+        }),
+      )
+      .describe('The services asked (requests sent; cached answers cost none), or skipped and why.'),
+    libraryVersion: z.number().int().optional(),
+    totalUpdates: z
+      .number()
+      .int()
+      .optional()
+      .describe('How many updates there are in all, when the answer lists fewer (the plan holds every one).'),
+    totalUnmatched: z.number().int().optional(),
+    totalFailed: z
+      .number()
+      .int()
+      .optional()
+      .describe('How many entries failed in all, when failed lists fewer.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('The size bound cut the lists short: the counts are in totalUpdates and totalUnmatched.'),
+    ...answeredFields,
+  }),
+  summarize: (out) => {
+    const what = out.applied
+      ? `Updated ${plural(out.updates.filter((u) => u.status === 'applied').length, 'item')} to the published version`
+      : `${plural(out.updates.length, 'item')} to update (preview${out.planId ? `, plan ${out.planId}` : ''})`;
+    const rest = [
+      out.unmatched.length ? `${out.unmatched.length} without an accepted match` : '',
+      out.failed.length ? `${out.totalFailed ?? out.failed.length} failed` : '',
+    ].filter(Boolean);
+    const shown = out.truncated
+      ? ` The answer lists ${out.updates.length} of ${out.totalUpdates} updates, ${out.unmatched.length} of ${out.totalUnmatched} unmatched${out.totalFailed ? ` and ${out.failed.length} of ${out.totalFailed} failed` : ''}; the plan holds every update.`
+      : '';
+    return `${what}; ${plural(out.candidates, 'candidate')} of ${out.checked} checked${rest.length ? `; ${rest.join(', ')}` : ''}.${shown}`;
+  },
+  text: (out) => {
+    const lines: string[] = [];
+    for (const u of out.updates) {
+      lines.push(
+        `${u.key}  ${u.title}  [${u.status}; ${u.evidence.source} ${u.evidence.relation} ${u.evidence.doi}, similarity ${u.evidence.similarity}]`,
+      );
+      for (const c of [...u.changes, ...u.dropped])
+        lines.push(`  ${c.field}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`);
+    }
+    for (const m of out.unmatched) lines.push(`${m.key}  ${m.title}  [not updated] ${m.why}`);
+    for (const s of out.sources) if (s.note) lines.push(`Note: ${s.note}`);
+    return `${lines.join('\n')}\n`;
+  },
+  next: (out) => (!out.applied && out.planId ? [`zot update-status --apply --plan ${out.planId}`] : []),
+  check: (input) => checkUpdateStatus(input),
+  confirmation: (input) =>
+    Promise.resolve(
+      input.plan_id !== undefined
+        ? `rewrite the metadata of the items in plan ${input.plan_id}`
+        : `look up and rewrite the metadata of ${
+            input.item_keys?.length
+              ? plural(input.item_keys.length, 'item')
+              : input.collection_key
+                ? `the items of collection ${input.collection_key}`
+                : 'every item of the library that has a published version'
+          }`,
+    ),
+  plan(input) {
+    return {
+      apply: input.apply === true,
+      ...(input.plan_id ? { plan_id: input.plan_id } : {}),
+      note: 'Looks up published versions online, then writes only with apply.',
+    };
+  },
+  retryFailed: {
+    // A plan is retried whole (what landed reads as unchanged); otherwise only the failed keys.
+    input: (input, previous) => {
+      const keys = previous.failed.flatMap((f) => (f.key ? [f.key] : []));
+      if (keys.length === 0) return null;
+      if (input.plan_id !== undefined) return input;
+      return { ...input, item_keys: keys, collection_key: undefined, all: undefined };
+    },
+    merge: (previous, retry) => {
+      const again = new Set([...retry.updates.map((u) => u.key), ...retry.unmatched.map((u) => u.key)]);
+      return {
+        ...retry,
+        checked: previous.checked,
+        candidates: previous.candidates,
+        updates: [...previous.updates.filter((u) => !again.has(u.key)), ...retry.updates],
+        unmatched: [...previous.unmatched.filter((u) => !again.has(u.key)), ...retry.unmatched],
+        succeeded: [...new Set([...previous.succeeded, ...retry.succeeded])],
+        unchanged: [...new Set([...previous.unchanged, ...retry.unchanged])].filter(
+          (k) => !previous.succeeded.includes(k),
+        ),
+      };
+    },
+  },
+  async run(input, deps) {
+    const { updateStatus } = await import('../../core/versions/update-status.js');
+    return updateStatus(deps, input);
+  },
+});

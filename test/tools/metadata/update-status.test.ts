@@ -1,0 +1,430 @@
+/**
+ * `zot update-status` / `zotero_update_status` against the Zotero test server and loopback
+ * fakes of Crossref, arXiv and OpenAlex: a preprint with a published version (applied exactly),
+ * an arXiv preprint whose published title differs too much (not applied), early access still
+ * without an issue and early access now in one, a plain article left alone; the preview writes
+ * nothing and keeps a plan; applying the plan writes it, a re-run changes nothing, and an item
+ * edited between preview and apply is a conflict, untouched. The CLI runs in process.
+ */
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../src/surfaces/cli/main.js';
+import { groups, tools } from '../../../src/tools/index.js';
+import {
+  crossrefWork,
+  startMetadataFakes,
+  type MetadataFakes,
+} from '../../support/metadata-services/index.js';
+import { LIB, mcpOf, startItemsWorld, type ItemsWorld } from '../items/setup.js';
+
+let w: ItemsWorld;
+let meta: MetadataFakes;
+let keys: Record<'bio' | 'arxiv' | 'early' | 'issued' | 'plain', string>;
+
+const BIO_DOI = '10.1101/2020.01.01.111111';
+const PUBLISHED = {
+  ...crossrefWork({ doi: '10.5555/pub.1', title: 'Sea Level Rise and Coastal Flooding in Estuaries' }),
+  'container-title': ['Journal of Coasts'],
+  volume: '12',
+  issue: '3',
+  page: '100-110',
+  issued: { 'date-parts': [[2021, 5, 4]] },
+};
+
+beforeEach(async () => {
+  w = await startItemsWorld();
+  meta = await startMetadataFakes();
+  const lib = w.world.server.library(LIB);
+  const [bio, arxiv, early, issued, plain] = lib.addItems([
+    {
+      itemType: 'preprint',
+      title: 'Sea level rise and coastal flooding in estuaries',
+      DOI: BIO_DOI,
+      repository: 'bioRxiv',
+      url: 'https://www.biorxiv.org/content/10.1101/2020.01.01.111111v1',
+      date: '2020-01-01',
+    },
+    {
+      itemType: 'preprint',
+      title: 'Deep learning for glacier mapping',
+      archiveID: 'arXiv:2101.00001',
+      url: 'https://arxiv.org/abs/2101.00001',
+    },
+    { itemType: 'journalArticle', title: 'Soil carbon in the tundra', DOI: '10.5555/ea.1' },
+    { itemType: 'journalArticle', title: 'Wetland methane budgets', DOI: '10.5555/ea.2', pages: '' },
+    { itemType: 'journalArticle', title: 'Plain', DOI: '10.5555/plain', volume: '3', pages: '1-2' },
+  ]) as [string, string, string, string, string];
+  keys = { bio, arxiv, early, issued, plain };
+  meta.addCrossref({
+    ...crossrefWork({
+      doi: BIO_DOI,
+      title: 'Sea level rise and coastal flooding in estuaries',
+      type: 'posted-content',
+      relation: { 'is-preprint-of': [{ 'id-type': 'doi', id: '10.5555/pub.1', 'asserted-by': 'subject' }] },
+    }),
+    subtype: 'preprint',
+  });
+  meta.addCrossref(PUBLISHED);
+  meta.addArxiv({ id: '2101.00001v2', title: 'Deep learning for glacier mapping', doi: '10.5555/pub.2' });
+  meta.addCrossref(crossrefWork({ doi: '10.5555/pub.2', title: 'A survey of remote sensing of ice sheets' }));
+  meta.addCrossref(crossrefWork({ doi: '10.5555/ea.1', title: 'Soil carbon in the tundra' }));
+  meta.addCrossref({
+    ...crossrefWork({ doi: '10.5555/ea.2', title: 'Wetland methane budgets' }),
+    volume: '7',
+    issue: '2',
+    page: '55-70',
+  });
+});
+afterEach(async () => {
+  await meta.close();
+  await w.close();
+});
+
+async function zot(argv: string[], env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) =>
+    Object.assign(
+      new Writable({
+        write(chunk, _encoding, done) {
+          append(String(chunk));
+          done();
+        },
+      }),
+      { isTTY: false, columns: 100 },
+    );
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  stdin.end('');
+  const code = await runCli({
+    argv,
+    env: w.env({ ...meta.env(), ...env }),
+    io: { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin },
+    tools,
+    groups,
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read the envelope loosely
+  const envelope = JSON.parse(stdout) as { ok: boolean | 'partial'; data: any; error: any; next?: string[] };
+  return { code, env: envelope, stderr };
+}
+
+const item = (key: string) =>
+  w.world.server.library(LIB).items.get(key) as unknown as Record<string, unknown>;
+const writes = () =>
+  w.world.server.log.filter((e) => e.method === 'POST' || e.method === 'PATCH' || e.method === 'PUT');
+const allKeys = () => Object.values(keys);
+
+describe('zot update-status: the preview', () => {
+  it('finds the published version of the bioRxiv preprint and the issue of the early-access article, writes nothing', async () => {
+    const before = allKeys().map((k) => JSON.stringify(item(k)));
+    w.world.server.clearLog();
+    const { code, env } = await zot(['update-status', ...allKeys()]);
+    expect(code).toBe(0);
+    expect(env.ok).toBe(true);
+    const d = env.data;
+    expect(d.applied).toBe(false);
+    expect(d.planId).toMatch(/^p_[a-z2-7]{16}$/);
+    expect(d.threshold).toBe(0.85);
+    expect(d.checked).toBe(5);
+    expect(d.candidates).toBe(4);
+    expect(d.updates).toEqual([
+      {
+        key: keys.bio,
+        title: 'Sea level rise and coastal flooding in estuaries',
+        reason: 'preprint_type',
+        server: 'bioRxiv/medRxiv',
+        evidence: {
+          source: 'crossref',
+          relation: 'is-preprint-of',
+          doi: '10.5555/pub.1',
+          title: 'Sea Level Rise and Coastal Flooding in Estuaries',
+          venue: 'Journal of Coasts',
+          year: '2021',
+          similarity: 1,
+        },
+        changes: [
+          { field: 'itemType', from: 'preprint', to: 'journalArticle' },
+          { field: 'publicationTitle', from: '', to: 'Journal of Coasts' },
+          { field: 'volume', from: '', to: '12' },
+          { field: 'issue', from: '', to: '3' },
+          { field: 'pages', from: '', to: '100-110' },
+          { field: 'date', from: '2020-01-01', to: '2021-05-04' },
+          { field: 'DOI', from: BIO_DOI, to: '10.5555/pub.1' },
+          {
+            field: 'url',
+            from: 'https://www.biorxiv.org/content/10.1101/2020.01.01.111111v1',
+            to: 'https://doi.org/10.5555/pub.1',
+          },
+        ],
+        dropped: [{ field: 'repository', from: 'bioRxiv', to: '' }],
+        status: 'planned',
+      },
+      {
+        key: keys.issued,
+        title: 'Wetland methane budgets',
+        reason: 'early_access',
+        evidence: {
+          source: 'crossref',
+          relation: 'same-doi',
+          doi: '10.5555/ea.2',
+          title: 'Wetland methane budgets',
+          venue: 'Journal of Tests',
+          year: '2020',
+          similarity: 1,
+        },
+        changes: [
+          { field: 'publicationTitle', from: '', to: 'Journal of Tests' },
+          { field: 'volume', from: '', to: '7' },
+          { field: 'issue', from: '', to: '2' },
+          { field: 'pages', from: '', to: '55-70' },
+        ],
+        dropped: [],
+        status: 'planned',
+      },
+    ]);
+    expect(d.unmatched).toEqual([
+      {
+        key: keys.arxiv,
+        title: 'Deep learning for glacier mapping',
+        reason: 'preprint_type',
+        why: expect.stringMatching(/^The published title is too different \(similarity 0\.\d+ < 0\.85\)/),
+        evidence: expect.objectContaining({ source: 'arxiv', relation: 'arxiv-doi', doi: '10.5555/pub.2' }),
+      },
+      {
+        key: keys.early,
+        title: 'Soil carbon in the tundra',
+        reason: 'early_access',
+        why: 'Still in early access at Crossref: no volume, issue or pages yet.',
+      },
+    ]);
+    expect(env.next).toEqual([`zot update-status --apply --plan ${d.planId}`]);
+    // Batched: the own DOIs in one Crossref list, the published ones in another; arXiv once.
+    expect(meta.count('crossref')).toBe(2);
+    expect(meta.count('arxiv')).toBe(1);
+    expect(d.sources).toEqual([
+      { service: 'Crossref', requests: 2 },
+      { service: 'arXiv', requests: 1 },
+      {
+        service: 'OpenAlex',
+        note: 'OpenAlex was not asked: it needs an API key (set ZOTEUS_OPENALEX_API_KEY).',
+      },
+    ]);
+    expect(writes()).toEqual([]);
+    expect(allKeys().map((k) => JSON.stringify(item(k)))).toEqual(before);
+  });
+
+  it('is allowed in read-only mode and needs no confirmation; applying is refused there', async () => {
+    const preview = await zot(['update-status', keys.bio], { ZOTEUS_READ_ONLY: 'true' });
+    expect(preview.code).toBe(0);
+    expect(preview.env.data.updates).toHaveLength(1);
+    const apply = await zot(['update-status', keys.bio, '--apply', '--yes'], { ZOTEUS_READ_ONLY: 'true' });
+    expect(apply.code).toBe(2);
+    expect(apply.env.error.code).toBe('permission_denied');
+    expect(item(keys.bio).itemType).toBe('preprint');
+  });
+
+  it('refuses a plan without apply, and a plan with a scope, offline', async () => {
+    const a = await zot(['update-status', '--plan', 'p_aaaaaaaaaaaaaaaa']);
+    expect(a.env.error).toMatchObject({
+      code: 'validation_error',
+      message: 'A plan id is for applying: give apply with it.',
+    });
+    const b = await zot(['update-status', keys.bio, '--apply', '--plan', 'p_aaaaaaaaaaaaaaaa', '--yes']);
+    expect(b.env.error.code).toBe('validation_error');
+    expect(w.world.server.log.filter((e) => e.path !== '/keys/current')).toEqual([]);
+  });
+});
+
+describe('zot update-status --apply', () => {
+  it('applies exactly the plan, keeps nothing else, and a re-run changes nothing', async () => {
+    const preview = await zot(['update-status', ...allKeys()]);
+    const planId = preview.env.data.planId as string;
+    meta.clearLog();
+    const applied = await zot(['update-status', '--apply', '--plan', planId, '--yes']);
+    expect(applied.code).toBe(0);
+    expect(applied.env.data.applied).toBe(true);
+    expect(applied.env.data.updates.map((u: { key: string; status: string }) => [u.key, u.status])).toEqual([
+      [keys.bio, 'applied'],
+      [keys.issued, 'applied'],
+    ]);
+    // A plan is applied as it was previewed: no service is asked again.
+    expect(meta.log).toEqual([]);
+    expect(item(keys.bio)).toMatchObject({
+      itemType: 'journalArticle',
+      title: 'Sea level rise and coastal flooding in estuaries',
+      publicationTitle: 'Journal of Coasts',
+      volume: '12',
+      issue: '3',
+      pages: '100-110',
+      date: '2021-05-04',
+      DOI: '10.5555/pub.1',
+      url: 'https://doi.org/10.5555/pub.1',
+    });
+    // The change of type dropped what a journal article has no place for.
+    expect(item(keys.bio).repository).toBeUndefined();
+    expect(item(keys.issued)).toMatchObject({ volume: '7', issue: '2', pages: '55-70' });
+    expect(item(keys.arxiv).itemType).toBe('preprint');
+
+    w.world.server.clearLog();
+    const again = await zot(['update-status', '--apply', '--plan', planId, '--yes']);
+    expect(again.code).toBe(0);
+    expect(again.env.data.updates.map((u: { status: string }) => u.status)).toEqual([
+      'unchanged',
+      'unchanged',
+    ]);
+    expect(writes()).toEqual([]);
+    const fresh = await zot(['update-status', ...allKeys()]);
+    expect(fresh.env.data.updates).toEqual([]);
+    expect(fresh.env.data.planId).toBeUndefined();
+  });
+
+  it('leaves an item edited since the preview untouched, as a conflict, and applies the rest (exit 7)', async () => {
+    const preview = await zot(['update-status', keys.bio, keys.issued]);
+    w.world.server.library(LIB).editItem(keys.bio, { volume: '99' });
+    const applied = await zot([
+      'update-status',
+      '--apply',
+      '--plan',
+      preview.env.data.planId as string,
+      '--yes',
+    ]);
+    expect(applied.code).toBe(7);
+    expect(applied.env.ok).toBe('partial');
+    expect(applied.env.data.failed).toEqual([
+      expect.objectContaining({
+        key: keys.bio,
+        reason: 'conflict',
+        message: expect.stringMatching(new RegExp(`^Item ${keys.bio} was edited since the preview`)),
+      }),
+    ]);
+    expect(item(keys.bio)).toMatchObject({ itemType: 'preprint', volume: '99', DOI: BIO_DOI });
+    expect(item(keys.issued)).toMatchObject({ volume: '7' });
+  });
+
+  it('without a plan looks up and applies in one call, with a tag; without --yes and no terminal it asks for confirmation', async () => {
+    const refused = await zot(['update-status', keys.bio, '--apply']);
+    expect(refused.env.error.code).toBe('confirmation_required');
+    expect(item(keys.bio).itemType).toBe('preprint');
+    const applied = await zot(['update-status', keys.bio, '--apply', '--tag', 'Published', '--yes']);
+    expect(applied.code).toBe(0);
+    expect(item(keys.bio)).toMatchObject({ itemType: 'journalArticle', tags: [{ tag: 'Published' }] });
+  });
+
+  it('over MCP previews unless apply: true', async () => {
+    const mcp = await mcpOf(w, meta.env());
+    try {
+      const preview = await mcp.call('zotero_update_status', { item_keys: [keys.bio] });
+      expect(preview.isError).toBeFalsy();
+      expect(item(keys.bio).itemType).toBe('preprint');
+      const planId = (preview.structuredContent as { planId: string }).planId;
+      const applied = await mcp.call('zotero_update_status', { apply: true, plan_id: planId });
+      expect(applied.isError).toBeFalsy();
+      expect(item(keys.bio).itemType).toBe('journalArticle');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('zot update-status: batches, faults and arXiv', () => {
+  function seedPreprints(n: number): string[] {
+    const seeds = Array.from({ length: n }, (_, i) => ({
+      itemType: 'preprint',
+      title: `Coastal study number ${i} of the batch`,
+      DOI: `10.1101/2020.02.02.${String(100000 + i)}`,
+    }));
+    for (let i = 0; i < n; i++) {
+      meta.addCrossref({
+        ...crossrefWork({
+          doi: seeds[i]!.DOI,
+          title: seeds[i]!.title,
+          type: 'posted-content',
+          relation: {
+            'is-preprint-of': [{ 'id-type': 'doi', id: `10.5555/batch.${i}`, 'asserted-by': 'subject' }],
+          },
+        }),
+      });
+      meta.addCrossref({
+        ...crossrefWork({ doi: `10.5555/batch.${i}`, title: seeds[i]!.title }),
+        volume: '1',
+        page: `${i}-${i + 1}`,
+      });
+    }
+    return w.world.server.library(LIB).addItems(seeds);
+  }
+
+  it('500 preprints cost 20 Crossref list requests and 10 Zotero reads, not 1,000', async () => {
+    const batch = seedPreprints(500);
+    w.world.server.clearLog();
+    meta.clearLog();
+    const { code, env } = await zot(['update-status', ...batch]);
+    expect(code).toBe(0);
+    expect(env.data.candidates).toBe(500);
+    expect(env.data.updates.length + (env.data.totalUpdates ? 0 : 0)).toBeGreaterThan(0);
+    expect(env.data.totalUpdates ?? env.data.updates.length).toBe(500);
+    // ⌈500/50⌉ for the preprints' records, as many for the published ones.
+    expect(meta.count('crossref')).toBe(20);
+    expect(w.world.server.log.filter((e) => e.method === 'GET' && /\/items/.test(e.path))).toHaveLength(10);
+    // Bounded: the answer stays under 100 KB and says how much it lists.
+    expect(JSON.stringify(env).length).toBeLessThan(100_000);
+    if (env.data.truncated) expect(env.data.updates.length).toBeLessThan(500);
+    // The plan holds all 500: applying it writes 500 items in ⌈500/50⌉ batches.
+    w.world.server.clearLog();
+    const applied = await zot(['update-status', '--apply', '--plan', env.data.planId as string, '--yes']);
+    expect(applied.code).toBe(0);
+    expect(w.world.server.log.filter((e) => e.method === 'POST' && /\/items$/.test(e.path))).toHaveLength(10);
+    expect(batch.every((k) => item(k).itemType === 'journalArticle')).toBe(true);
+  });
+
+  it('a Crossref failure for half the batch fails only those entries (exit 7), and 429s are waited out', async () => {
+    const batch = seedPreprints(100);
+    const firstHalf = Array.from({ length: 50 }, (_, i) => `10.1101/2020.02.02.${String(100000 + i)}`);
+    meta.fault('crossref', { ids: firstHalf, kind: 'status', status: 503 });
+    meta.fault('crossref', {
+      ids: ['10.5555/batch.60'],
+      kind: 'status',
+      status: 429,
+      retryAfter: 1,
+      times: 1,
+    });
+    const { code, env } = await zot(['update-status', ...batch]);
+    expect(code).toBe(7);
+    expect(env.ok).toBe('partial');
+    expect(env.data.failed).toHaveLength(50);
+    expect(env.data.failed[0]).toMatchObject({ key: batch[0], reason: 'api_error' });
+    expect(env.data.failed[0].message).toMatch(/^Crossref/);
+    expect(env.data.totalUpdates ?? env.data.updates.length).toBe(50);
+    // The 429 was answered again after its Retry-After, within the retry budget.
+    expect(meta.log.filter((e) => e.status === 429)).toHaveLength(1);
+  });
+
+  it('an arXiv preprint with a journal DOI on arXiv becomes the article, its arXiv id kept in Extra', async () => {
+    const [key] = w.world.server.library(LIB).addItems([
+      {
+        itemType: 'preprint',
+        title: 'Ice shelf collapse and sea level',
+        archiveID: 'arXiv:2203.04567',
+        url: 'https://arxiv.org/abs/2203.04567v1',
+        extra: 'Published as a preprint first.',
+      },
+    ]) as [string];
+    meta.addArxiv({ id: '2203.04567v3', title: 'Ice shelf collapse and sea level', doi: '10.5555/ice.9' });
+    meta.addCrossref({
+      ...crossrefWork({ doi: '10.5555/ice.9', title: 'Ice-shelf collapse and sea level' }),
+      volume: '4',
+    });
+    const { code, env } = await zot(['update-status', key, '--apply', '--yes']);
+    expect(code).toBe(0);
+    expect(env.data.updates[0]).toMatchObject({
+      key,
+      status: 'applied',
+      evidence: { source: 'arxiv', relation: 'arxiv-doi' },
+    });
+    expect(item(key)).toMatchObject({
+      itemType: 'journalArticle',
+      DOI: '10.5555/ice.9',
+      volume: '4',
+      extra: 'Published as a preprint first.\narXiv: 2203.04567',
+    });
+    expect(item(key).archiveID).toBeUndefined();
+  });
+});

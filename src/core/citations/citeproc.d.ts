@@ -8,8 +8,15 @@ declare module 'citeproc' {
   export interface CiteprocSys {
     /** The CSL-JSON item of an id (called once per id and update). */
     retrieveItem(id: string): unknown;
-    /** A locale's XML, or false when there is none (en-US must be served). */
-    retrieveLocale(tag: string): string | false;
+    /** A locale's XML (or its JSON form), or false when there is none (en-US must be served). */
+    retrieveLocale(tag: string): string | CiteprocXmlJson | false;
+  }
+
+  /** citeproc-js' JSON form of an XML element (CSL.parseXml): text children are strings. */
+  export interface CiteprocXmlJson {
+    name: string;
+    attrs: Record<string, string>;
+    children: Array<CiteprocXmlJson | string>;
   }
 
   export interface CiteprocCitationItem {
@@ -68,8 +75,29 @@ declare module 'citeproc' {
     generic?: boolean;
   }
 
+  /** The part of CSL.XmlJSON that indexMacroLookups (engine.ts) wraps. */
+  export interface CiteprocXmlJsonReader {
+    dataObj: CiteprocXmlJson;
+    getNodesByName(
+      node: CiteprocXmlJson,
+      name: string,
+      nameAttr?: string,
+      found?: CiteprocXmlJson[],
+    ): CiteprocXmlJson[];
+  }
+
   interface CSLNamespace {
-    Engine: new (sys: CiteprocSys, style: string, lang?: string, forceLang?: boolean) => CiteprocEngine;
+    /** The style as XML text, or as its JSON form (CSL.parseXml's), which the engine changes. */
+    Engine: new (
+      sys: CiteprocSys,
+      style: string | CiteprocXmlJson,
+      lang?: string,
+      forceLang?: boolean,
+    ) => CiteprocEngine;
+    /** Parses a style's or locale's XML into the JSON form the engine takes. */
+    parseXml(xml: string): CiteprocXmlJson;
+    /** The JSON form's reader (the engine's `cslXml`). */
+    XmlJSON: { prototype: CiteprocXmlJsonReader };
     /** Language → its primary dialect, with `_` (`de: "de_DE"`), as the engine resolves them. */
     LANG_BASES: Record<string, string>;
     /** The locales citeproc-js knows by name (`"de-DE": "German (DE)"`). */

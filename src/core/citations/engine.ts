@@ -13,8 +13,18 @@
  * - Locale: an explicit locale is forced on the style (citeproc's forceLang); without one, a
  *   dependent style's `default-locale` is forced (as Zotero does); else the style's own
  *   `default-locale` applies, else en-US.
+ * - A whole `zot cite` process is mostly this module's engine build: the style and locales are
+ *   handed to citeproc-js in its own JSON form, kept in the parsed cache after the first build
+ *   (styles.ts parsedDir), so that a later process parses no XML; and citeproc-js' macro
+ *   lookups are answered from an index (indexMacroLookups).
  */
-import CSL, { type CiteprocCitation, type CiteprocEngine } from 'citeproc';
+import { readFileSync } from 'node:fs';
+import CSL, {
+  type CiteprocCitation,
+  type CiteprocEngine,
+  type CiteprocXmlJson,
+  type CiteprocXmlJsonReader,
+} from 'citeproc';
 import { didYouMean } from '../did-you-mean.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import { sha256 } from '../node-crypto.js';
@@ -27,7 +37,17 @@ import {
   resolveLocale,
   type LocaleSource,
 } from './locales.js';
-import { resolveStyle, type CslDeps, type ResolvedStyle, type StyleRef } from './styles.js';
+import {
+  cslDigest,
+  dependencyFile,
+  keepStyleMeta,
+  readParsed,
+  resolveStyle,
+  writeParsed,
+  type CslDeps,
+  type ResolvedStyle,
+  type StyleRef,
+} from './styles.js';
 
 import { CITATION_FORMATS, LOCATOR_LABELS, type CitationFormat, type LocatorLabel } from './constants.js';
 
@@ -115,6 +135,50 @@ export interface Citations extends EngineInfo {
 /** citeproc-js' warnings go to the debug log of the call in progress, never to stdout. */
 let debugSink: ((message: string) => void) | undefined;
 CSL.debug = (message: string) => debugSink?.(message);
+
+/**
+ * citeproc-js finds a macro by walking the whole style on every call of it (CSL.expandMacro →
+ * XmlJSON.getNodesByName(root, 'macro', name)): with APA's hundreds of macro calls, about a
+ * tenth of an engine build. Here the same lookup is answered from an index of the style's
+ * macros, made at the first lookup and made again whenever the root's children change: the
+ * same nodes in the same order, in a new array each time. Only for the citeproc-js version it
+ * was checked against, whose build adds and removes no macro once it expands them.
+ */
+function indexMacroLookups(): void {
+  if (citeprocPackageVersion() !== '2.4.63') return;
+  const proto = CSL.XmlJSON.prototype;
+  const walk = proto.getNodesByName;
+  interface MacroIndex {
+    children: unknown[];
+    length: number;
+    byName: Map<string, CiteprocXmlJson[]>;
+  }
+  const indexes = new WeakMap<CiteprocXmlJson, MacroIndex>();
+  proto.getNodesByName = function (this: CiteprocXmlJsonReader, node, name, nameAttr, found) {
+    if (
+      name !== 'macro' ||
+      !nameAttr ||
+      found !== undefined ||
+      node !== this.dataObj ||
+      !Array.isArray(node.children)
+    )
+      return walk.call(this, node, name, nameAttr, found);
+    let index = indexes.get(node);
+    if (index === undefined || index.children !== node.children || index.length !== node.children.length) {
+      const byName = new Map<string, CiteprocXmlJson[]>();
+      for (const macro of walk.call(this, node, 'macro')) {
+        const key = macro.attrs.name;
+        if (typeof key !== 'string') continue;
+        const list = byName.get(key);
+        if (list) list.push(macro);
+        else byName.set(key, [macro]);
+      }
+      index = { children: node.children, length: node.children.length, byName };
+      indexes.set(node, index);
+    }
+    return [...(index.byName.get(nameAttr) ?? [])];
+  };
+}
 
 interface Built {
   engine: CiteprocEngine;
@@ -259,16 +323,37 @@ function build(
   locales: Map<string, { xml: string; source: LocaleSource }>,
 ): Built {
   const items = new Map<string, CslItem>();
-  const sys = {
-    retrieveItem: (id: string) => items.get(id),
-    retrieveLocale: (tag: string) => locales.get(tag)?.xml ?? false,
+  const attempt = (forms: CslForms): Built => {
+    const sys = {
+      retrieveItem: (id: string) => items.get(id),
+      retrieveLocale: (tag: string) => {
+        const locale = locales.get(tag);
+        return locale === undefined ? false : forms.of(locale.xml);
+      },
+    };
+    const engine = new CSL.Engine(sys, forms.of(style.xml), lang, force);
+    engine.setOutputFormat(format);
+    return { engine, items, lang: engine.opt.lang };
   };
   const previous = debugSink;
   debugSink = (message) => deps.log.debug(`citeproc-js: ${message}`);
   try {
-    const engine = new CSL.Engine(sys, style.xml, lang, force);
-    engine.setOutputFormat(format);
-    return { engine, items, lang: engine.opt.lang };
+    let forms = new CslForms(deps, true);
+    let built: Built;
+    try {
+      built = attempt(forms);
+    } catch (error) {
+      // A parsed form read back from the cache that the engine refuses: built again from the XML.
+      if (!forms.fromCache) throw error;
+      deps.log.debug(
+        `citeproc-js refused a parsed form of the cache (${citeprocMessage(error)}): parsing the XML.`,
+      );
+      forms = new CslForms(deps, false);
+      built = attempt(forms);
+    }
+    forms.keep();
+    keepStyleMeta(deps, style.xml, style.meta);
+    return built;
   } catch (error) {
     throw new ZoteusError(
       'validation_error',
@@ -279,6 +364,70 @@ function build(
     debugSink = previous;
   }
 }
+
+/** citeproc-js' version, its package's (CSL.PROCESSOR_VERSION names the 1.x it is based on); undefined when unreadable. */
+let citeprocVersion: string | null | undefined;
+function citeprocPackageVersion(): string | undefined {
+  if (citeprocVersion === undefined) {
+    try {
+      const version = (
+        JSON.parse(readFileSync(dependencyFile('citeproc/package.json'), 'utf8')) as { version?: unknown }
+      ).version;
+      citeprocVersion = typeof version === 'string' && /^[0-9A-Za-z.+-]+$/.test(version) ? version : null;
+    } catch {
+      citeprocVersion = null;
+    }
+  }
+  return citeprocVersion ?? undefined;
+}
+
+function isXmlJson(value: unknown): value is CiteprocXmlJson {
+  const v = value as { name?: unknown; children?: unknown } | null;
+  return typeof v === 'object' && v !== null && typeof v.name === 'string' && Array.isArray(v.children);
+}
+
+/**
+ * What one engine build hands citeproc-js for each XML (the style, every locale it asks for):
+ * citeproc-js' JSON form of it, as CSL.parseXml makes it (what the engine itself would make of
+ * the text), read from the parsed cache or parsed now; each call a new object, since the
+ * engine changes the tree it is given. Forms parsed now are kept once the build succeeded.
+ */
+class CslForms {
+  /** Whether a form came from the cache (a build that fails then is tried again from the XML). */
+  fromCache = false;
+  private readonly fresh = new Map<string, string>();
+  private readonly version = citeprocPackageVersion();
+
+  constructor(
+    private readonly deps: CslDeps,
+    private readonly useCache: boolean,
+  ) {}
+
+  of(xml: string): CiteprocXmlJson | string {
+    if (this.version === undefined) return xml;
+    const name = `${cslDigest(xml)}.citeproc-${this.version}.json`;
+    if (this.useCache) {
+      const cached = readParsed(this.deps, name);
+      if (isXmlJson(cached)) {
+        this.fromCache = true;
+        return cached;
+      }
+    }
+    // As CSL.setupXml reads a text: a leading BOM and whitespace dropped, then XML if it starts with "<".
+    const text = xml.replace('^\uFEFF', '').replace(/^\s+/, '');
+    if (!text.startsWith('<')) return xml;
+    const form = CSL.parseXml(text);
+    this.fresh.set(name, JSON.stringify(form));
+    return form;
+  }
+
+  /** Writes the forms parsed by this build into the cache. */
+  keep(): void {
+    for (const [name, json] of this.fresh) writeParsed(this.deps, name, json);
+  }
+}
+
+indexMacroLookups();
 
 function citeprocMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);

@@ -20,7 +20,15 @@
  * with `<info><id>`. Style and locale files are not this project's: they come from the user's
  * data directory, the cache or the dependency, never from this repository.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -30,7 +38,7 @@ import { ensureDir } from '../dirs.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import { createHttpLayer, newCall, RESETS } from '../http/index.js';
 import { discoverZoteroDataDir } from '../local/discovery.js';
-import { randomHex } from '../node-crypto.js';
+import { randomHex, sha256 } from '../node-crypto.js';
 import { packageRoot } from '../package-root.js';
 import { homeDir } from '../paths.js';
 import type { Deps } from '../tool.js';
@@ -346,7 +354,8 @@ function styleInvalid(file: string, problem: string): ZoteusError {
 
 /**
  * What a style's XML says about itself, after checking that it is well-formed XML and a CSL
- * style; a `validation_error` naming `file` and the problem otherwise.
+ * style; a `validation_error` naming `file` and the problem otherwise. (Kept in the parsed
+ * cache: bump PARSED_META_FORMAT when what this returns changes.)
  */
 export function readStyleMeta(xml: string, file: string): StyleMeta {
   let root: XmlElement;
@@ -434,21 +443,49 @@ interface BundledStyle {
   xml: string;
 }
 
-/** The styles `@citation-js/plugin-csl` ships, by repository id (and the package's own names). */
-function bundledStyles(deps: Pick<CslDeps, 'services'>): Promise<Map<string, BundledStyle>> {
-  return deps.services.get('csl-bundled-styles', () => {
+/** The XML of the styles `@citation-js/plugin-csl` ships, by the package's names for them. */
+function bundledStyleTexts(
+  deps: Pick<CslDeps, 'services'>,
+): Promise<{ file: string; xml: Map<string, string> }> {
+  return deps.services.get('csl-bundled-style-texts', () => {
     const file = dependencyFile('@citation-js/plugin-csl/lib/styles.json');
     const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const xml = new Map<string, string>();
+    for (const [name, text] of Object.entries(all)) if (typeof text === 'string') xml.set(name, text);
+    return { file, xml };
+  });
+}
+
+/** The styles `@citation-js/plugin-csl` ships, by repository id (and the package's own names). */
+function bundledStyles(deps: Pick<CslDeps, 'services' | 'config'>): Promise<Map<string, BundledStyle>> {
+  return deps.services.get('csl-bundled-styles', async () => {
+    const { file, xml: texts } = await bundledStyleTexts(deps);
     const found = new Map<string, BundledStyle>();
-    for (const [name, xml] of Object.entries(all)) {
-      if (typeof xml !== 'string') continue;
-      const meta = readStyleMeta(xml, `${file} (${name})`);
+    for (const [name, xml] of texts) {
+      const meta = styleMeta(deps, xml, `${file} (${name})`);
       found.set(meta.id, { meta, xml });
       // The package's own name for a style stays an alias ("harvard1", Zotero's old id).
       if (!found.has(name)) found.set(name, { meta, xml });
     }
     return found;
   });
+}
+
+/**
+ * A shipped style by id: the one the package names so when its id is that (only it is read),
+ * else through every shipped style (an alias such as "harvard1").
+ */
+async function bundledStyle(
+  deps: Pick<CslDeps, 'services' | 'config'>,
+  id: string,
+): Promise<BundledStyle | undefined> {
+  const { file, xml: texts } = await bundledStyleTexts(deps);
+  const xml = texts.get(id);
+  if (xml !== undefined) {
+    const meta = styleMeta(deps, xml, `${file} (${id})`);
+    if (meta.id === id) return { meta, xml };
+  }
+  return (await bundledStyles(deps)).get(id);
 }
 
 function readIfFile(path: string): string | undefined {
@@ -481,11 +518,15 @@ interface Found {
 }
 
 /** A style file of a folder Zoteus reads on its own (installed, cached): skipped with a warning when broken. */
-function readQuietly(deps: Pick<CslDeps, 'log'>, path: string, source: StyleSource): Found | undefined {
+function readQuietly(
+  deps: Pick<CslDeps, 'log' | 'config'>,
+  path: string,
+  source: StyleSource,
+): Found | undefined {
   const xml = readIfFile(path);
   if (xml === undefined) return undefined;
   try {
-    return { meta: readStyleMeta(xml, path), xml, source, file: path };
+    return { meta: styleMeta(deps, xml, path), xml, source, file: path };
   } catch (error) {
     deps.log.warn(`Skipping ${path}: ${(error as Error).message}`);
     return undefined;
@@ -509,6 +550,127 @@ function findInstalled(deps: CslDeps, id: string): Found | undefined {
 
 function findCached(deps: CslDeps, id: string): Found | undefined {
   return readQuietly(deps, join(cslCacheDir(deps, 'styles'), `${id}.csl`), 'cache');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsed forms, kept.
+
+/**
+ * `$ZOT_CACHE_DIR/csl/parsed/`: what parsing a style's or a locale's XML gave, named by the
+ * SHA-256 of the XML, so that a process formatting with a style used before parses no XML
+ * (the XML parses of a large style cost a whole-process `zot cite` more than the rest of the
+ * library read): `<digest>.meta.json`, the style's StyleMeta, which resolution takes instead of
+ * checking the XML again; `<digest>.citeproc-<version>.json`, citeproc-js' own JSON form of
+ * the XML, which its engine takes instead of the text (engine.ts). Both are written by the
+ * engine after it built an engine from that XML, so only XML that was checked and loaded
+ * gets an entry; an entry that is missing, unreadable or malformed is parsed again, never an
+ * error, and a cache that cannot be written only leaves the next process parsing.
+ */
+export function parsedDir(deps: Pick<CslDeps, 'config'>): string {
+  return join(deps.config.cacheDir, 'csl', 'parsed');
+}
+
+/** Bumped whenever what readStyleMeta returns changes: older entries are then parsed again. */
+export const PARSED_META_FORMAT = 1;
+
+/** The name of what parsing `xml` gave: the SHA-256 of the XML, in hex. */
+export function cslDigest(xml: string): string {
+  return sha256().update(xml).digest('hex');
+}
+
+/** A parsed-cache entry as JSON, or undefined when there is none or it does not parse. */
+export function readParsed(deps: Pick<CslDeps, 'config'>, name: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(parsedDir(deps), name), 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+let parsedWrites = 0;
+
+/**
+ * Entries not written for this long are removed when another is written (writes are rare: a
+ * style or locale used for the first time), so edited .csl files and older citeproc-js versions
+ * leave nothing behind for good; one in daily use is parsed again once in that time.
+ */
+export const PARSED_MAX_AGE_MS = 30 * 24 * 3_600_000;
+/** A temporary file this old belongs to no write still running. */
+const STALE_TMP_MS = 10 * 60_000;
+
+/** Writes a parsed-cache entry atomically (a temporary file, then a rename); a failure is a debug line. */
+export function writeParsed(
+  deps: Pick<CslDeps, 'config' | 'log' | 'clock'>,
+  name: string,
+  json: string,
+): void {
+  const dir = parsedDir(deps);
+  const path = join(dir, name);
+  const tmp = `${path}.${process.pid}.${(parsedWrites += 1)}.tmp`;
+  try {
+    ensureDir(dir);
+    writeFileSync(tmp, json, { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch (error) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // no folder to write in, so no temporary file left either
+    }
+    deps.log.debug(`Could not keep ${name} in ${dir}: ${(error as Error).message}`);
+    return;
+  }
+  try {
+    const now = deps.clock.now();
+    for (const entry of readdirSync(dir)) {
+      const age = now - statSync(join(dir, entry)).mtimeMs;
+      if (age > (entry.endsWith('.tmp') ? STALE_TMP_MS : PARSED_MAX_AGE_MS))
+        rmSync(join(dir, entry), { force: true });
+    }
+  } catch {
+    // an entry another process removed meanwhile: the next write looks again
+  }
+}
+
+const metaName = (digest: string) => `${digest}.meta.json`;
+
+/** Keeps what a style's XML says about itself, for the next process (engine.ts, after a build). */
+export function keepStyleMeta(
+  deps: Pick<CslDeps, 'config' | 'log' | 'clock'>,
+  xml: string,
+  meta: StyleMeta,
+): void {
+  const name = metaName(cslDigest(xml));
+  if (metaFromEntry(readParsed(deps, name)) === undefined)
+    writeParsed(deps, name, JSON.stringify({ format: PARSED_META_FORMAT, meta }));
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const optionalString = (v: unknown) => v === undefined || isString(v);
+
+/** A StyleMeta read back from the cache, or undefined when the entry is not one. */
+function metaFromEntry(entry: unknown): StyleMeta | undefined {
+  const e = entry as { format?: unknown; meta?: Partial<Record<keyof StyleMeta, unknown>> } | undefined;
+  const m = e?.meta;
+  if (e?.format !== PARSED_META_FORMAT || typeof m !== 'object' || m === null) return undefined;
+  const ok =
+    isString(m.uri) &&
+    isString(m.id) &&
+    isString(m.title) &&
+    (m.class === 'in-text' || m.class === 'note') &&
+    typeof m.hasBibliography === 'boolean' &&
+    Array.isArray(m.layoutLocales) &&
+    m.layoutLocales.every(isString) &&
+    optionalString(m.parentUri) &&
+    optionalString(m.parent) &&
+    optionalString(m.defaultLocale) &&
+    optionalString(m.citationFormat);
+  return ok ? (m as StyleMeta) : undefined;
+}
+
+/** What a style says about itself: from the parsed cache when this XML was used before, else readStyleMeta. */
+function styleMeta(deps: Pick<CslDeps, 'config'>, xml: string, file: string): StyleMeta {
+  return metaFromEntry(readParsed(deps, metaName(cslDigest(xml)))) ?? readStyleMeta(xml, file);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -657,6 +819,8 @@ export interface ResolvedStyle extends StyleRef {
   citationFormat?: string;
   /** Locales the engine may load for `locale` attributes of the style it runs. */
   layoutLocales: string[];
+  /** What the XML the engine runs says about itself (kept in the parsed cache with it). */
+  meta: StyleMeta;
 }
 
 function ref(found: Found): StyleRef {
@@ -736,6 +900,7 @@ function resolved(style: Found, dependent: Found | undefined): ResolvedStyle {
     class: style.meta.class,
     hasBibliography: style.meta.hasBibliography,
     layoutLocales: style.meta.layoutLocales,
+    meta: style.meta,
   };
   if (style.meta.defaultLocale) out.defaultLocale = style.meta.defaultLocale;
   if (style.meta.citationFormat) out.citationFormat = style.meta.citationFormat;
@@ -777,7 +942,7 @@ function readStylePath(deps: CslDeps, raw: string): Found {
       },
     );
   }
-  return { meta: readStyleMeta(text, path), xml: text, source: 'path', file: path };
+  return { meta: styleMeta(deps, text, path), xml: text, source: 'path', file: path };
 }
 
 function stylePath(deps: CslDeps, raw: string): string {
@@ -833,7 +998,7 @@ async function findStyle(deps: CslDeps, id: string, dependent?: Found): Promise<
   if (cached) return cached;
   // A style shipped with Zoteus is used as it is: offline (or on a network that never answers)
   // `zot cite` must not wait for a repository it does not need.
-  const shipped = (await bundledStyles(deps)).get(id);
+  const shipped = await bundledStyle(deps, id);
   if (shipped) return { meta: shipped.meta, xml: shipped.xml, source: 'bundled' };
   const base = deps.config.citations.stylesUrl;
   let repository: { missing: true } | { error: ZoteusError };

@@ -130,7 +130,8 @@ export function typeInfoCache(schema: ZoteroSchemaMap): (itemType: string) => Ty
   };
 }
 
-function show(kind: 'date' | 'access' | 'plain' | undefined, value: unknown): string {
+/** A stored field value as an item shows it: dates their user part, `accessDate` ISO 8601, the rest as text. */
+export function show(kind: 'date' | 'access' | 'plain' | undefined, value: unknown): string {
   const text = value === null || value === undefined ? '' : String(value);
   if (kind === 'access') return sqlToIso(text);
   if (kind === 'date') return splitMultipartDate(text).text;

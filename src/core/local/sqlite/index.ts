@@ -3,3 +3,4 @@ export type { OpenZoteroSqliteOptions, ReaderStatus, ZoteroSqliteReader } from '
 export type { ZoteroSchemaMap } from './schema-map.js';
 export { fold, foldForSearch, queryWords, htmlToText } from './text.js';
 export type * from './types.js';
+export type { KeyFacts } from './exports.js';

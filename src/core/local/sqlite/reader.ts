@@ -15,6 +15,7 @@ import { dirname } from 'node:path';
 import { loadDatabaseClass } from '../../sqlite-driver.js';
 import { collectionItemCounts, collections } from './collections.js';
 import { Connections, type OpenZoteroSqliteOptions } from './connection.js';
+import { citationKeyFacts, exportListingKeys, type KeyFacts } from './exports.js';
 import { fulltextInfo, fulltextKeys } from './fulltext.js';
 import { children, item, itemCount, itemKeys, items, itemsByKeys, searchItems } from './items.js';
 import { libraryIdFor, libraryOf, librariesOfKeys } from './libraries.js';
@@ -108,6 +109,22 @@ export interface ZoteroSqliteReader {
   itemsByKeys(libraryID: number, keys: readonly string[]): Promise<WebApiItem[]>;
   /** Keys of the library's items whose words in Zotero's full-text index contain `word` (folded). */
   fulltextKeys(libraryID: number, word: string): Promise<string[]>;
+  /**
+   * Of every regular item of the library (trashed ones too), in the order of date added: its
+   * key, type, date added, first creator and these fields, as its item shows them; what a
+   * citation key is made of, in one query (exports.ts), each passed to `each` as it is read.
+   * Returns how many there were.
+   */
+  citationKeyFacts(
+    libraryID: number,
+    fields: readonly string[],
+    each: (facts: KeyFacts) => void,
+  ): Promise<number>;
+  /**
+   * Keys of the top-level items not in the trash, of the library or of one collection, in the
+   * order of date added (then item id); undefined when there is no such collection.
+   */
+  exportListingKeys(libraryID: number, options?: { collectionKey?: string }): Promise<string[] | undefined>;
   /** Closes the database and removes any snapshot. The reader cannot be used after. */
   close(): void;
 }
@@ -228,6 +245,21 @@ class Reader implements ZoteroSqliteReader {
 
   fulltextKeys(libraryID: number, word: string): Promise<string[]> {
     return this.connections.run((conn) => fulltextKeys(conn, libraryID, word));
+  }
+
+  citationKeyFacts(
+    libraryID: number,
+    fields: readonly string[],
+    each: (facts: KeyFacts) => void,
+  ): Promise<number> {
+    return this.connections.run((conn) => citationKeyFacts(conn, libraryID, fields, each));
+  }
+
+  exportListingKeys(
+    libraryID: number,
+    options: { collectionKey?: string } = {},
+  ): Promise<string[] | undefined> {
+    return this.connections.run((conn) => exportListingKeys(conn, libraryID, options));
   }
 
   close(): void {

@@ -25,10 +25,19 @@
 import { strToDate, type DateOptions } from '../citations/dates.js';
 import { extraCitationKey } from '../citations/extra.js';
 import { fieldFor, type ItemSchema } from '../items/schema.js';
-import type { WebApiItem } from '../local/sqlite/types.js';
+import type { WebApiCreator } from '../local/sqlite/types.js';
 
 /** Where a key came from (see the module comment). */
 export type KeySource = 'extra' | 'field' | 'better-bibtex' | 'generated';
+
+/**
+ * What a key is made of: an item (`WebApiItem`), or only its key, type, date added, Extra,
+ * `citationKey`, title, date and first creator (zotero.sqlite's `citationKeyFacts`).
+ */
+export interface KeyedItem {
+  key: string;
+  data: { itemType: string; creators?: readonly WebApiCreator[] | undefined; [field: string]: unknown };
+}
 
 export interface AssignedKey {
   citationKey: string;
@@ -62,19 +71,34 @@ export interface KeyAssignment {
 
 export interface KeyAssigner {
   /** Adds one item of the set the keys must be unique in (notes, attachments, annotations are passed over). */
-  add(item: WebApiItem): void;
+  add(item: KeyedItem): void;
   /** Assigns every key; call once, after the last `add`. */
   assign(): KeyAssignment;
 }
 
 /** An item's own key: Extra's `Citation Key:` line, else its `citationKey` field. */
-export function ownKeyOf(item: Pick<WebApiItem, 'data'>): AssignedKey | undefined {
+export function ownKeyOf(item: Pick<KeyedItem, 'data'>): AssignedKey | undefined {
   const extra = typeof item.data.extra === 'string' ? item.data.extra : '';
   const fromExtra = extra ? extraCitationKey(extra) : undefined;
   if (fromExtra) return { citationKey: fromExtra, source: 'extra' };
   const field = item.data.citationKey;
   if (typeof field === 'string' && field.trim() !== '') return { citationKey: field.trim(), source: 'field' };
   return undefined;
+}
+
+/**
+ * The fields an item's key reads (besides its type, date added and first creator): Extra, the
+ * `citationKey` field, and the title and date with every field standing for them in a type.
+ */
+export function keyFieldNames(schema: ItemSchema): string[] {
+  const names = new Set(['extra', 'citationKey', 'title', 'date']);
+  for (const itemType of schema.types.keys()) {
+    for (const base of ['title', 'date']) {
+      const field = fieldFor(schema, itemType, base);
+      if (field !== undefined) names.add(field);
+    }
+  }
+  return [...names];
 }
 
 /** Words the title part leaves out, and Zotero's markup (the translators' `citeKeyTitleBannedRe`). */
@@ -131,7 +155,7 @@ function fold(text: string): string {
  * (see the module comment).
  */
 export function generatedKeyBase(
-  item: Pick<WebApiItem, 'data'>,
+  item: Pick<KeyedItem, 'data'>,
   schema: ItemSchema,
   dates?: DateOptions,
 ): string {

@@ -1,6 +1,9 @@
 /** Counts in the texts people and models read: `1 item`, `1,234 items`. */
 
 export function count(n: number): string {
+  // Whole numbers grouped here: Intl's number formatting costs a process 5 to 10 ms to set up,
+  // and tool declarations state their page sizes with it when they load.
+  if (Number.isSafeInteger(n) && !Object.is(n, -0)) return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
   return n.toLocaleString('en-US');
 }
 

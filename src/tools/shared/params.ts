@@ -1,5 +1,6 @@
 /** Input fields shared by many tools, described once so every tool says the same thing. */
 import * as z from 'zod';
+import { count } from '../../core/words.js';
 
 /** Zotero object keys: 8 characters, no 0, 1 or O. */
 export const ZOTERO_KEY_PATTERN = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
@@ -77,7 +78,7 @@ export function limitParam(size: PageSize, description?: string) {
     .optional()
     .describe(
       description ??
-        `${size.rows} per page (default ${size.default.toLocaleString('en-US')}, at most ${size.max.toLocaleString('en-US')}${note}).`,
+        `${size.rows} per page (default ${count(size.default)}, at most ${count(size.max)}${note}).`,
     );
 }
 

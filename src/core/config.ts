@@ -33,6 +33,13 @@ export interface Config {
   dataDir: string;
   zoteroDataDir: string;
   local: 'auto' | 'on' | 'off';
+  /**
+   * The desktop's local API write key (Zotero 10+): ZOTEUS_LOCAL_API_KEY, else the profile's
+   * `local_api_key` (stored by `zot auth local`). Optional so configs built by hand stay valid.
+   */
+  localApiKey?: string | undefined;
+  /** Where writes go (ZOTEUS_WRITES): `auto` (the desktop when it can take them, else the Web API), `desktop`, `cloud`. */
+  writes?: 'auto' | 'desktop' | 'cloud';
   indexFulltext: boolean;
   /** The first search of a zotero.sqlite library this large starts building its index in the background (0: never). */
   indexAutoMinItems: number;
@@ -85,13 +92,12 @@ export interface Config {
   citations: { style: string; stylesUrl: string; localesUrl: string };
   /**
    * Open-access PDFs of `attach --oa` (base URLs without a trailing slash): Unpaywall needs an
-   * e-mail address, OpenAlex an API key (each source is skipped without it); the download cap.
+   * e-mail address (OpenAlex, the second source, is `metadata`'s, skipped without its key); the
+   * download cap.
    */
   openAccess: {
     unpaywallUrl: string;
     unpaywallEmail: string | undefined;
-    openalexUrl: string;
-    openalexApiKey: string | undefined;
     maxBytes: number;
   };
   /** Where each setting came from, for `zot config show`. */
@@ -104,6 +110,8 @@ export interface Profile {
   library_type?: LibraryType;
   api_url?: string;
   api_key?: string;
+  /** The desktop's local API write key (`zot auth local`). */
+  local_api_key?: string;
   zotero_data_dir?: string;
   data_dir?: string;
 }
@@ -160,6 +168,16 @@ export const ENV_VARS = [
     name: 'ZOTEUS_LOCAL_API_URL',
     default: 'http://127.0.0.1:23119/api',
     help: "The desktop app's local API.",
+  },
+  {
+    name: 'ZOTEUS_LOCAL_API_KEY',
+    default: '(the profile\'s, from `zot auth local`)',
+    help: "Write key of the desktop app's local API (Zotero 10+); overrides the profile's.",
+  },
+  {
+    name: 'ZOTEUS_WRITES',
+    default: 'auto',
+    help: 'Where writes go: auto (the desktop app when it can take them, else the Web API), desktop or cloud.',
   },
   {
     name: 'ZOTEUS_READ_ONLY',
@@ -225,7 +243,11 @@ export const ENV_VARS = [
     default: 'http://lx2.loc.gov:210/lcdb',
     help: 'Library of Congress catalogue, SRU (ISBNs Open Library does not know).',
   },
-  { name: 'ZOTEUS_OPENALEX_URL', default: 'https://api.openalex.org', help: 'OpenAlex API (works by DOI).' },
+  {
+    name: 'ZOTEUS_OPENALEX_URL',
+    default: 'https://api.openalex.org',
+    help: 'OpenAlex API (works by DOI: retractions, published versions, open-access PDFs).',
+  },
   {
     name: 'ZOTEUS_OPENALEX_API_KEY',
     default: '(none)',
@@ -265,16 +287,6 @@ export const ENV_VARS = [
     name: 'ZOTEUS_UNPAYWALL_URL',
     default: 'https://api.unpaywall.org',
     help: 'Unpaywall API (open-access PDFs).',
-  },
-  {
-    name: 'ZOTEUS_OPENALEX_API_KEY',
-    default: '(none)',
-    help: 'OpenAlex API key: open-access PDFs from OpenAlex too (skipped without it).',
-  },
-  {
-    name: 'ZOTEUS_OPENALEX_URL',
-    default: 'https://api.openalex.org',
-    help: 'OpenAlex API (open-access PDFs).',
   },
   { name: 'ZOTEUS_OA_MAX_MB', default: '100', help: 'Largest open-access PDF downloaded, in MB.' },
   { name: 'NO_COLOR', default: '(unset)', help: 'Any value turns colour off.' },
@@ -578,6 +590,16 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
       `Fix api_key in ${configFile}${onlyOn('cli', ' (or run `zot config init` again)')}, or set ZOTERO_API_KEY.`,
     );
   }
+  const localApiKey = pick('localApiKey', ['ZOTEUS_LOCAL_API_KEY'], profile.local_api_key)?.trim();
+  if (localApiKey !== undefined)
+    checkSecret(
+      'ZOTEUS_LOCAL_API_KEY',
+      sources.localApiKey === 'env'
+        ? 'ZOTEUS_LOCAL_API_KEY'
+        : `The local_api_key of profile '${profileName}' in ${configFile}`,
+      localApiKey,
+      API_KEY_MAX,
+    );
   const libraryIdText = pick('libraryId', ['ZOTERO_LIBRARY_ID', 'ZOT_LIBRARY_ID'], profile.library_id);
   const libraryId =
     libraryIdText === undefined ? undefined : parseInt10('ZOTERO_LIBRARY_ID', libraryIdText, 0, 1);
@@ -612,6 +634,8 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     dataDir,
     zoteroDataDir,
     local: parseChoice('ZOTEUS_LOCAL', env.ZOTEUS_LOCAL, ['auto', 'on', 'off'] as const, 'auto'),
+    localApiKey,
+    writes: parseChoice('ZOTEUS_WRITES', env.ZOTEUS_WRITES, ['auto', 'desktop', 'cloud'] as const, 'auto'),
     indexFulltext: parseBool('ZOTEUS_INDEX_FULLTEXT', env.ZOTEUS_INDEX_FULLTEXT, false),
     indexAutoMinItems: parseInt10('ZOTEUS_INDEX_AUTO_MIN_ITEMS', env.ZOTEUS_INDEX_AUTO_MIN_ITEMS, 2000, 0),
     ...parseEmbeddings(env),
@@ -714,13 +738,9 @@ function parseOpenAccess(env: Env): Config['openAccess'] {
   const email = env.ZOTEUS_UNPAYWALL_EMAIL?.trim() || undefined;
   if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email))
     throw invalid('ZOTEUS_UNPAYWALL_EMAIL', email, 'an e-mail address');
-  const key = env.ZOTEUS_OPENALEX_API_KEY?.trim() || undefined;
-  if (key !== undefined) checkSecret('ZOTEUS_OPENALEX_API_KEY', 'ZOTEUS_OPENALEX_API_KEY', key, API_KEY_MAX);
   return {
     unpaywallUrl: url('ZOTEUS_UNPAYWALL_URL', 'https://api.unpaywall.org'),
     unpaywallEmail: email,
-    openalexUrl: url('ZOTEUS_OPENALEX_URL', 'https://api.openalex.org'),
-    openalexApiKey: key,
     maxBytes: parseInt10('ZOTEUS_OA_MAX_MB', env.ZOTEUS_OA_MAX_MB, 100, 1) * 1024 * 1024,
   };
 }

@@ -69,7 +69,7 @@ export type OaAttachOutput = AttachFileOutput & { openAccess: OpenAccessResult }
 /** Which sources a call may ask; the offline refusal when it may ask none. */
 export function checkOpenAccessConfig(config: Deps['config']): void {
   const oa = config.openAccess;
-  if (oa.unpaywallEmail === undefined && oa.openalexApiKey === undefined) {
+  if (oa.unpaywallEmail === undefined && config.metadata.openalexKey === undefined) {
     throw new ZoteusError(
       'validation_error',
       `${paramRef('oa')} finds PDFs through Unpaywall, which asks for an e-mail address: ZOTEUS_UNPAYWALL_EMAIL is not set (nor ZOTEUS_OPENALEX_API_KEY, for OpenAlex).`,
@@ -92,10 +92,10 @@ export function planOpenAccess(config: Deps['config'], input: OaInput): Record<s
       request: `GET ${oa.unpaywallUrl}/v2/{DOI}?email=${oa.unpaywallEmail}`,
     });
   else sources.push({ source: 'unpaywall', skipped: 'ZOTEUS_UNPAYWALL_EMAIL is not set' });
-  if (oa.openalexApiKey !== undefined)
+  if (config.metadata.openalexKey !== undefined)
     sources.push({
       source: 'openalex',
-      request: `GET ${oa.openalexUrl}/works/doi:{DOI}`,
+      request: `GET ${config.metadata.openalex}/works/doi:{DOI}`,
       key: 'ZOTEUS_OPENALEX_API_KEY, sent as api_key',
       when: 'no Unpaywall candidate passes',
     });
@@ -237,9 +237,9 @@ async function findPdf(deps: Deps, doi: string, title: string): Promise<Found> {
       ],
       [
         'openalex',
-        oa.openalexApiKey === undefined
+        deps.config.metadata.openalexKey === undefined
           ? 'OpenAlex was not asked: ZOTEUS_OPENALEX_API_KEY is not set.'
-          : () => askOpenAlex(deps, doi, oa.openalexApiKey as string),
+          : () => askOpenAlex(deps, doi, deps.config.metadata.openalexKey as string),
       ],
     ];
     let askedSources = 0;
@@ -424,7 +424,7 @@ async function askUnpaywall(deps: Deps, doi: string, email: string): Promise<Ask
 }
 
 async function askOpenAlex(deps: Deps, doi: string, key: string): Promise<Asked> {
-  const base = deps.config.openAccess.openalexUrl;
+  const base = deps.config.metadata.openalex;
   const bare = `${base}/works/doi:${doiPath(doi)}`;
   let work: Record<string, unknown> | undefined;
   try {

@@ -236,7 +236,7 @@ export async function findPublished(
       else
         found.misses.set(
           item.key,
-          'No published version was found (Crossref, arXiv' + (openalexNote ? '' : ', OpenAlex') + ').',
+          `No published version was found (${['Crossref', candidate.arxiv ? 'arXiv' : '', candidate.doi && !openalexNote ? 'OpenAlex' : ''].filter(Boolean).join(', ')}).`,
         );
       continue;
     }

@@ -104,8 +104,8 @@ function idsOf(service: MetaService, url: URL, body: string): string[] {
       if (filter !== null)
         return filter
           .split(',')
-          .filter((f) => f.startsWith('doi:'))
-          .map((f) => f.slice(4).toLowerCase());
+          .filter((f) => f.startsWith('doi:') || f.startsWith('relation.object:'))
+          .map((f) => f.slice(f.indexOf(':') + 1).toLowerCase());
       return [decodeURIComponent(url.pathname.replace(/^\/works\//, '')).toLowerCase()];
     }
     case 'openalex':
@@ -165,8 +165,20 @@ export async function startMetadataFakes(options: { latencyMs?: number } = {}): 
         if (url.pathname === '/works' && url.searchParams.get('filter') !== null) {
           const ids = idsOf('crossref', url, body);
           const rows = Number(url.searchParams.get('rows') ?? '20');
-          const items = ids
-            .map((d) => crossref.get(d))
+          // `relation.object:ID` (repeated: OR) with `relation.type:T`: works naming ID in a relation.
+          const filters = (url.searchParams.get('filter') ?? '').split(',');
+          const objects = new Set(
+            filters.filter((f) => f.startsWith('relation.object:')).map((f) => f.slice(16).toLowerCase()),
+          );
+          const relationType = filters.find((f) => f.startsWith('relation.type:'))?.slice(14);
+          const related = [...crossref.values()].filter((w) =>
+            Object.entries((w.relation ?? {}) as Record<string, Array<{ id: string }>>).some(
+              ([type, list]) =>
+                (relationType === undefined || type === relationType) &&
+                list.some((r) => objects.has(r.id.toLowerCase())),
+            ),
+          );
+          const items = (objects.size ? related : ids.map((d) => crossref.get(d)))
             .filter((w): w is Record<string, unknown> => w !== undefined)
             .slice(0, rows)
             .map((w) => pick(w, url.searchParams.get('select')));

@@ -428,3 +428,67 @@ describe('zot update-status: batches, faults and arXiv', () => {
     expect(item(key).archiveID).toBeUndefined();
   });
 });
+
+describe('zot update-status: the published article names its preprint', () => {
+  it('finds it through has-preprint (one Crossref request for up to 50 preprints), and says why when nothing is found', async () => {
+    const lib = w.world.server.library(LIB);
+    const [named, lonely] = lib.addItems([
+      { itemType: 'preprint', title: 'Groundwater salinity trends', DOI: '10.21203/rs.3.rs-111111/v1' },
+      { itemType: 'preprint', title: 'Unpublished musings', DOI: '10.21203/rs.3.rs-222222/v1' },
+    ]) as [string, string];
+    // Research Square records without is-preprint-of; the article points back with has-preprint.
+    meta.addCrossref(
+      crossrefWork({
+        doi: '10.21203/rs.3.rs-111111/v1',
+        title: 'Groundwater salinity trends',
+        type: 'posted-content',
+      }),
+    );
+    meta.addCrossref(
+      crossrefWork({
+        doi: '10.21203/rs.3.rs-222222/v1',
+        title: 'Unpublished musings',
+        type: 'posted-content',
+      }),
+    );
+    meta.addCrossref({
+      ...crossrefWork({
+        doi: '10.5555/gw.3',
+        title: 'Groundwater Salinity Trends',
+        relation: {
+          'has-preprint': [{ 'id-type': 'doi', id: '10.21203/rs.3.rs-111111/v1', 'asserted-by': 'object' }],
+        },
+      }),
+      volume: '8',
+    });
+    meta.clearLog();
+    const { code, env } = await zot(['update-status', named, lonely]);
+    expect(code).toBe(0);
+    expect(env.data.updates).toEqual([
+      expect.objectContaining({
+        key: named,
+        reason: 'preprint_type',
+        server: 'Research Square',
+        evidence: expect.objectContaining({
+          source: 'crossref',
+          relation: 'has-preprint',
+          doi: '10.5555/gw.3',
+        }),
+      }),
+    ]);
+    expect(env.data.unmatched).toEqual([
+      {
+        key: lonely,
+        title: 'Unpublished musings',
+        reason: 'preprint_type',
+        why: 'No published version was found (Crossref).',
+      },
+    ]);
+    // The preprints' records, one has-preprint search for both, the published record.
+    expect(meta.log.map((e) => (e.query.includes('relation.object') ? 'has-preprint' : 'doi'))).toEqual([
+      'doi',
+      'has-preprint',
+      'doi',
+    ]);
+  });
+});

@@ -8,11 +8,13 @@
  *   with 500 keys, whose answer the size bound cuts.
  * - Whole `zot cite` processes on the sample library, each paired with a `node -e 0` run just
  *   before it (A B A B …, so drift hits both alike), after one unmeasured run that leaves the
- *   V8 code cache and the style in the download cache (fetched once from a loopback style
- *   repository serving Debian's packaged styles: resolution tries the repository before the
- *   bundled copy); then offline (the repository refuses: every run tries it, then takes the
- *   bundled APA). `zot read KEY` (the same library read, without citeproc-js) and
- *   `zot --version` for comparison.
+ *   V8 code cache and the parsed forms of the style and locales ($ZOT_CACHE_DIR/csl/parsed/):
+ *   APA is the bundled copy (resolution takes it before asking the repository); Chicago is
+ *   downloaded once from a loopback style repository serving Debian's packaged styles, then
+ *   read from the download cache. The same with the parsed forms removed before each run (what
+ *   the first `zot cite` with a style costs), and without the code cache; then offline (the
+ *   repository refuses, and nothing is cached). `zot read KEY` (the same library read, without
+ *   citeproc-js) and `zot --version` for comparison.
  * - `zot export --all --format bibtex --save FILE` of the large library as a whole process:
  *   wall and CPU time, peak memory (`/usr/bin/time -v` where it exists, else the process's own
  *   `resourceUsage().maxRSS` through a preloaded script), bytes and entries written.
@@ -200,7 +202,14 @@ it('cites as whole processes', async () => {
       child.on('error', reject);
       child.on('close', (status) => resolve({ ms: performance.now() - t, status, stdout }));
     });
-  const paired = async (what: string, args: string[], check: (stdout: string) => string, env = sampleEnv) => {
+  const paired = async (
+    what: string,
+    args: string[],
+    check: (stdout: string) => string,
+    env = sampleEnv,
+    /** Run before each measured `zot` (not before its `node -e 0`). */
+    prepare = () => {},
+  ) => {
     const probe = await run([ZOT, ...args], env);
     if (probe.status !== 0) {
       processRows.push({ what, note: `not measured: exit ${probe.status} ${probe.stdout.slice(0, 200)}` });
@@ -212,6 +221,7 @@ it('cites as whole processes', async () => {
     let note = check(probe.stdout);
     for (let i = 0; i < PROCS; i++) {
       const b = await run(['-e', '0'], env);
+      prepare();
       const z = await run([ZOT, ...args], env);
       bare.push(b.ms);
       zot.push(z.ms);
@@ -240,9 +250,11 @@ it('cites as whole processes', async () => {
     ['read', KEY],
     (s) => `${(JSON.parse(s) as { ok: boolean }).ok}`,
   );
-  // The probe downloads APA once from the loopback repository (resolution tries the download
-  // before the bundled copy); the pairs read it from the cache.
-  await paired('zot cite KEY (apa, cached)', ['cite', KEY], cited);
+  // The probe keeps APA's parsed forms (and the code cache); the pairs build from them.
+  await paired('zot cite KEY (apa, parsed cache)', ['cite', KEY], cited);
+  await paired('zot cite KEY, parsed forms removed before each run', ['cite', KEY], cited, sampleEnv, () =>
+    rmSync(join(sampleEnv.ZOT_CACHE_DIR as string, 'csl', 'parsed'), { recursive: true, force: true }),
+  );
   await paired(
     'zot cite KEY --mode citation --locator 12',
     ['cite', KEY, '--mode', 'citation', '--locator', '12'],

@@ -3,7 +3,7 @@
  * 127.0.0.1 answering the way the real one does (metadata-services.md):
  *
  * - Crossref: `GET /works?filter=doi:A,doi:B,…&rows=&select=&mailto=` (a work list; `select`
- *   honoured) and `GET /works/{doi}`;
+ *   honoured), `GET /works?query.bibliographic=…&rows=` (search.ts) and `GET /works/{doi}`;
  * - OpenAlex: `GET /works/doi:{doi}?api_key=…&select=…` (401 without a key, 404 unknown);
  * - arXiv: `GET /query?id_list=…` (an Atom feed);
  * - Semantic Scholar: `POST /paper/batch?fields=…` with `{"ids": […]}` (input order, null unknown).
@@ -16,6 +16,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bibliographicSearch } from './search.js';
 
 export type MetaService = 'crossref' | 'openalex' | 'arxiv' | 'semantic-scholar';
 
@@ -162,6 +163,24 @@ export async function startMetadataFakes(options: { latencyMs?: number } = {}): 
     switch (service) {
       case 'crossref': {
         if (req.method !== 'GET') break;
+        const query = url.searchParams.get('query.bibliographic');
+        if (url.pathname === '/works' && query !== null) {
+          const rows = Number(url.searchParams.get('rows') ?? '20');
+          const items = bibliographicSearch(crossref.values(), query, rows).map((w) =>
+            pick(w, url.searchParams.get('select')),
+          );
+          send(
+            res,
+            200,
+            JSON.stringify({
+              status: 'ok',
+              'message-type': 'work-list',
+              message: { 'total-results': items.length, items, 'items-per-page': rows, query: {} },
+            }),
+            'application/json',
+          );
+          return 200;
+        }
         if (url.pathname === '/works' && url.searchParams.get('filter') !== null) {
           const ids = idsOf('crossref', url, body);
           const rows = Number(url.searchParams.get('rows') ?? '20');

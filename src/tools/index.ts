@@ -46,6 +46,7 @@ import whoami from './library/whoami.js';
 import tagAudit from './tags/tag-audit.js';
 import checkRetractions from './metadata/check-retractions.js';
 import updateStatus from './metadata/update-status.js';
+import enrich from './metadata/enrich.js';
 
 /** Each declaration is an AnyTool as `defineTool` typed it: no cast. */
 export const tools: readonly AnyTool[] = [
@@ -70,6 +71,7 @@ export const tools: readonly AnyTool[] = [
   checkCitations,
   checkRetractions,
   updateStatus,
+  enrich,
   styles,
   summarize,
   createItems,

@@ -34,9 +34,9 @@ export const EXPORT_MAX_LIMIT = 1000;
 /** Items per request when a listing is read through the reader (the Web API's largest page). */
 const READ_PAGE = 100;
 /**
- * Items hydrated at a time from zotero.sqlite. On 50,000 items (bench/export.bench-run.ts) the
- * whole export peaked at 191 to 197 MB with 100 a page, at 245 to 270 MB with 200 to 500 a
- * page, which saved about 5% of the CPU time.
+ * Items read at a time from zotero.sqlite (and written to the file as one piece). On 50,000
+ * items (bench/export.bench-run.ts) the whole export peaked at 188 to 197 MB with 100 a page,
+ * at 237 to 274 MB with 250 to 1,000 a page, whose CPU time was not measurably less.
  */
 export const SQLITE_PAGE = 100;
 

@@ -46,6 +46,9 @@ const SPECIAL: Readonly<Record<string, string>> = {
   _: '\\_',
 };
 
+/** Whether a text has a character `plain` escapes (SPECIAL's, and braces). */
+const ESCAPED = /[\\|<>~^#$%&_{}]/;
+
 const OPEN_BRACE = '\\{';
 const CLOSE_BRACE = '\\}';
 const LONE_OPEN_BRACE = '\\{\\vphantom{\\}}';
@@ -371,6 +374,8 @@ export function latexValue(value: string, options: LatexOptions): string {
   const closers: string[] = [];
 
   const plain = (text: string, base: number): string => {
+    // Most text has nothing to escape: it stays as it is.
+    if (!ESCAPED.test(text)) return ascii ? toAsciiLatex(text) : text;
     let s = '';
     for (let i = 0; i < text.length; i++) {
       const ch = text[i] as string;

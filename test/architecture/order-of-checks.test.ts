@@ -49,6 +49,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   zotero_attach_file: { content_base64: 'b3JkZXJlZA==', filename: 'ordered.txt' },
   // A preview is a read; the order of a write's checks holds for applying.
   zotero_update_status: { apply: true },
+  zotero_enrich: { apply: true },
 };
 
 function valueFor(name: string, schema: Schema): unknown {

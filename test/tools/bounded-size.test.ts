@@ -427,6 +427,14 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
         error: true,
       },
     ],
+    zotero_enrich: [
+      {
+        world: 'desktop',
+        args: { all: true },
+        why: 'a preview of the whole library of 20,000 items, Crossref unreachable: an entry of failed per item with empty fields, up to the rows budget',
+        error: true,
+      },
+    ],
     zotero_check_retractions: [
       {
         world: 'desktop',

@@ -155,6 +155,7 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
   zotero_import: () => ({ doi: '10.1000/xyz' }),
   zotero_attach_file: () => ({ content_base64: 'aGk=', filename: 'x.txt' }),
   zotero_update_status: () => ({ apply: true }),
+  zotero_enrich: () => ({ apply: true }),
 };
 
 const writes = tools

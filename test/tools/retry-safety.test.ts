@@ -113,6 +113,20 @@ const CASES: Record<string, Case> = {
       expect(itemsTitled(world, 'Sweep preprint')).toHaveLength(1);
     },
   },
+  zotero_enrich: {
+    // An article whose empty pages and publisher the Crossref fake knows; apply without a plan.
+    seed: (world) => {
+      const doi = '10.5555/sweep.enrich';
+      meta.addCrossref({ ...crossrefWork({ doi, title: 'Sweep enrich' }), page: '3-4' });
+      const [key] = lib(world).addItems([{ itemType: 'journalArticle', title: 'Sweep enrich', DOI: doi }]);
+      return { item_keys: [key], fields: ['pages', 'publisher'], apply: true };
+    },
+    check(world, args) {
+      const item = lib(world).items.get((args.item_keys as string[])[0] as string);
+      expect(item).toMatchObject({ pages: '3-4', publisher: 'Test Publisher' });
+      expect(itemsTitled(world, 'Sweep enrich')).toHaveLength(1);
+    },
+  },
   zotero_import: {
     seed: () => ({
       records: '@article{sweep1, title={Sweep imported}, author={Doe, Jane}, journal={J}, year={2001}}',

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { LibraryReader } from './library/port.js';
 import type { Redactor } from './redact.js';
 import type { WriteIds } from './writes/ids.js';
+import type { JournalRecorder, UndoDeclaration } from './journal/recorder.js';
 
 export type Tier = 'read' | 'write' | 'destructive';
 
@@ -118,6 +119,11 @@ export interface Deps {
    * write files into; undefined locally, where any path the user can write works.
    */
   fileRoot?: string | undefined;
+  /**
+   * The write journal of this call (core/journal): set by the pipeline for every call that
+   * changes the library; the write client records each batch in it before sending it.
+   */
+  journal?: JournalRecorder | undefined;
 }
 
 export interface ServiceRegistry {
@@ -193,6 +199,11 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   input: I;
   output: O;
   run(input: z.infer<I>, deps: Deps): Promise<z.infer<O>>;
+  /**
+   * Mutating tools: what undo can restore of a call, and what it cannot. Journaled requests
+   * of a tool without it are listed by history as not undoable, with that reason.
+   */
+  undo?: UndoDeclaration;
   /** Mutating tools: the planned change, computed without credentials or network. */
   plan?(input: z.infer<I>, deps: Pick<Deps, 'config' | 'env'>): Plan;
   /** One line for MCP `content` and the CLI's table header. */

@@ -47,6 +47,8 @@ import tagAudit from './tags/tag-audit.js';
 import checkRetractions from './metadata/check-retractions.js';
 import updateStatus from './metadata/update-status.js';
 import enrich from './metadata/enrich.js';
+import history from './history/history.js';
+import undo from './history/undo.js';
 
 /** Each declaration is an AnyTool as `defineTool` typed it: no cast. */
 export const tools: readonly AnyTool[] = [
@@ -86,6 +88,8 @@ export const tools: readonly AnyTool[] = [
   tagAudit,
   trashItems,
   deleteItems,
+  history,
+  undo,
 ];
 
 /** The help of each CLI group (`zot tag`), declared beside its noun's tools. */

@@ -18,6 +18,7 @@ import { classifyOutcome, type Outcome } from '../outcome.js';
 import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
 import { changesLibrary, isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
 import { freshWriteIds, type WriteIds } from '../writes/ids.js';
+import { createRecorder, journaledArgs, journalPath } from '../journal/recorder.js';
 import { boundOutput } from './bound.js';
 import { bulkRefusal } from './bulk.js';
 import { onlyOn, paramRef } from './refs.js';
@@ -56,6 +57,11 @@ export interface CallRequest<R> {
   ask?: ((question: string) => Promise<boolean>) | undefined;
   /** The deps of this call (its `writeIds` are replaced by the request's own). */
   deps: Deps;
+  /**
+   * The id the surface answers this call under (`meta.request_id`, `zoteus/request_id`): the
+   * write journal records the call's writes under it. Without one, a fresh id.
+   */
+  requestId?: string | undefined;
   /** With an idempotency key: where its record lives and the key's scope. */
   idempotency?: { open(): Promise<IdempotencyStore>; scope: string; key: string } | undefined;
   answer: CallAnswers<R>;
@@ -123,7 +129,8 @@ async function checkedRun<R>(
   // 4–5. Credentials, then what the key may do (from its cached check).
   const probe = request.deps;
   if (requiresKey(tool, input)) {
-    if (config.apiKey === undefined) throw authMissing();
+    // A write may go to the desktop, which needs no Web API key: openWebLibrary decides.
+    if (config.apiKey === undefined && !(library && mutating)) throw authMissing();
     if (library) {
       const { openWebLibrary } = await import('../library/web.js');
       await openWebLibrary(probe, input as LibraryArgs, { access: mutating ? 'write' : 'read' });
@@ -157,22 +164,42 @@ async function checkedRun<R>(
     writeIds: WriteIds,
     previous: StoredResult | undefined,
   ): Promise<Settled<R>> => {
-    const deps = { ...probe, writeIds };
-    // Bounded last: a merged retry or one huge field must not make a message no client can take.
-    const output = boundOutput(
-      mergeRetry(tool, previous, checkedOutput(tool, await tool.run(runInput as never, deps))),
-    );
-    // A read that answers per entry (a bibliography of several keys) is partial as a write is.
-    const outcome =
-      mutating || Array.isArray(output.failed)
-        ? classifyOutcome(output, { read: !mutating })
-        : ({ kind: 'ok' } as const);
-    if (outcome.kind === 'failed') throw outcome.error;
-    return request.answer.success(
-      output,
-      outcome,
-      previous ? (previous.input as Record<string, unknown>) : input,
-    );
+    // Every call that changes the library journals its writes (core/journal): a replayed
+    // idempotent call never gets here, so it is not journaled twice.
+    const journal = changesLibrary(tool, request.tier)
+      ? createRecorder({
+          path: journalPath(probe),
+          env: probe.env,
+          now: () => probe.clock.now(),
+          requestId: request.requestId ?? `req_${freshWriteIds().writeToken('id')}`,
+          tool: tool.name,
+          args: journaledArgs(runInput, probe.redact),
+          library: undefined,
+          undo: tool.undo,
+        })
+      : undefined;
+    const deps: Deps = { ...probe, writeIds, ...(journal ? { journal } : {}) };
+    let finished: 'done' | 'partial' | 'failed' = 'failed';
+    try {
+      // Bounded last: a merged retry or one huge field must not make a message no client can take.
+      const output = boundOutput(
+        mergeRetry(tool, previous, checkedOutput(tool, await tool.run(runInput as never, deps))),
+      );
+      // A read that answers per entry (a bibliography of several keys) is partial as a write is.
+      const outcome =
+        mutating || Array.isArray(output.failed)
+          ? classifyOutcome(output, { read: !mutating })
+          : ({ kind: 'ok' } as const);
+      if (outcome.kind === 'failed') throw outcome.error;
+      finished = outcome.kind === 'partial' ? 'partial' : 'done';
+      return await request.answer.success(
+        output,
+        outcome,
+        previous ? (previous.input as Record<string, unknown>) : input,
+      );
+    } finally {
+      await journal?.finish(finished);
+    }
   };
   const idem = request.idempotency;
   if (!idem || !known.store) return (await work(input, freshWriteIds(), undefined)).value;

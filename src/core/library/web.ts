@@ -19,6 +19,7 @@ import {
 import { authMissing, checkKey, webClient } from './keys.js';
 import { noteWrite } from './recent-writes.js';
 import { paramRef, toolRef } from '../call/refs.js';
+import { journaledClient } from '../journal/client.js';
 
 export type Access = 'read' | 'write';
 
@@ -144,7 +145,7 @@ export async function openWebLibrary(
   const prefix = libraryPrefix(resolved);
   const client = await webClient(deps);
   return {
-    client: options.access === 'write' ? recordingWrites(client, deps, prefix) : client,
+    client: options.access === 'write' ? journaled(recordingWrites(client, deps, prefix), deps) : client,
     prefix,
     ref: { type: resolved.type, id: resolved.id, source: resolved.source },
     keyInfo,
@@ -181,6 +182,11 @@ function recordingWrites(client: ZoteroClient, deps: Deps, prefix: string): Zote
   };
   // Everything else (listAll, getByKeys, the cache…) is the shared client's own.
   return Object.assign(Object.create(client) as ZoteroClient, writer);
+}
+
+/** The write client through the call's journal (core/journal/client.ts), when it has one. */
+function journaled(client: ZoteroClient, deps: Deps): ZoteroClient {
+  return deps.journal ? journaledClient(client, deps.journal) : client;
 }
 
 /**

@@ -102,6 +102,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
       input,
       dryRun: controls.dry_run,
       confirmed: controls.yes,
+      requestId,
       ask: canPrompt
         ? async (question) => (await import('./prompt.js')).confirm(ctx.io, question)
         : undefined,

@@ -100,6 +100,7 @@ export async function callTool(
       input,
       // A client confirms a destructive call itself (destructiveHint); nobody can be asked here.
       confirmed: true,
+      requestId: options.requestId,
       deps,
       idempotency:
         idempotencyKey === undefined

@@ -1,0 +1,277 @@
+/**
+ * The journal at the client interface: every write a tool sends through its write client
+ * (`writeBatch`, `patch`, `deleteBatch`, and any other non-GET request) is recorded before it
+ * is sent and settled after, whatever tool or engine sends it (the set-change engine, creates,
+ * item updates, collection writes, deletions, attachments). Another client of the same
+ * interface (the desktop's) is journaled by wrapping it the same way.
+ *
+ * The state before is the full object as this client last read it at the version the write
+ * names: the engine and the other write paths read what they change first, so that costs no
+ * request. Only objects written without such a read (a PATCH at a version not read through
+ * this client, a deletion of keys never read) are read first: ⌈n/50⌉ requests for n objects.
+ */
+import { outcomeUnknown, toZoteusError } from '../errors.js';
+import { chunk } from '../zotero/batch.js';
+import type { CallContext, ObjectKind, ZoteroClient, ZoteroObject } from '../zotero/index.js';
+import type { JournalRecorder } from './recorder.js';
+import type { EntryStatus, NewEntry, Settlement } from './store.js';
+
+type Data = Record<string, unknown>;
+
+export function journaledClient(client: ZoteroClient, journal: JournalRecorder): ZoteroClient {
+  /** Objects as last read (or answered by a write) through this client. */
+  const seen = new Map<string, ZoteroObject>();
+  /** Entries whose write got no answer: settled by the next read of their object. */
+  const unknown = new Map<string, { id: number; op: 'update' | 'create'; sentAt: number | undefined }>();
+  const id = (library: string, kind: string, key: string): string =>
+    `${library.replace(/^\/+|\/+$/g, '')}/${kind}/${key}`;
+  const remember = (library: string, kind: string, object: ZoteroObject | undefined): void => {
+    if (object && typeof object.key === 'string') seen.set(id(library, kind, object.key), object);
+  };
+
+  const getByKeys = (async (
+    library: string,
+    kind: ObjectKind,
+    keys: readonly string[],
+    options?: { call?: CallContext | undefined },
+  ) => {
+    const read = await client.getByKeys<ZoteroObject>(library, kind, keys, options);
+    const settled: Settlement[] = [];
+    for (const object of read.objects) {
+      remember(library, kind, object);
+      const at = id(library, kind, object.key);
+      const lost = unknown.get(at);
+      // As the engine decides: a create found, or an object moved on since the lost write, landed.
+      if (lost && (lost.op === 'create' || (object.version ?? 0) > (lost.sentAt ?? Infinity))) {
+        settled.push({
+          id: lost.id,
+          status: 'done',
+          afterVersion: object.version,
+          after: lost.op === 'create' ? (object.data as Data) : null,
+        });
+        unknown.delete(at);
+      }
+    }
+    await journal.settle(settled);
+    return read;
+  }) as ZoteroClient['getByKeys'];
+
+  /** The objects as they are before a write at `versions`: as read, else read now. */
+  const before = async (
+    library: string,
+    kind: ObjectKind,
+    keys: readonly string[],
+    versions: ReadonlyMap<string, number | undefined>,
+    call: CallContext | undefined,
+  ): Promise<Map<string, ZoteroObject>> => {
+    const out = new Map<string, ZoteroObject>();
+    const toRead: string[] = [];
+    for (const key of keys) {
+      const object = seen.get(id(library, kind, key));
+      const wanted = versions.get(key);
+      if (object && (wanted === undefined || object.version === wanted)) out.set(key, object);
+      else toRead.push(key);
+    }
+    if (toRead.length > 0) {
+      const read = await client.getByKeys<ZoteroObject>(library, kind, toRead, { call });
+      for (const object of read.objects) {
+        remember(library, kind, object);
+        out.set(object.key, object);
+      }
+    }
+    return out;
+  };
+
+  const recordAll = async (entries: NewEntry[]): Promise<number[]> => {
+    const ids: number[] = [];
+    // One transaction per batch of 50, as the writes go.
+    for (const part of chunk(entries)) ids.push(...(await journal.record(part)));
+    return ids;
+  };
+  /** A thrown write: its entries failed, or are unknown when the answer was lost. */
+  const settleThrown = async (
+    ids: number[],
+    error: unknown,
+    lost: (i: number) => { key: string; op: 'update' | 'create'; sentAt: number | undefined; at: string },
+  ): Promise<void> => {
+    const maybe = outcomeUnknown(toZoteusError(error));
+    if (maybe) {
+      ids.forEach((entryId, i) => {
+        const l = lost(i);
+        unknown.set(l.at, { id: entryId, op: l.op, sentAt: l.sentAt });
+      });
+    }
+    await journal.settle(ids.map((entryId) => ({ id: entryId, status: maybe ? 'unknown' : 'failed' })));
+  };
+
+  const writeBatch = (async (
+    library: string,
+    kind: ObjectKind,
+    objects: ReadonlyArray<Data>,
+    options?: Parameters<ZoteroClient['writeBatch']>[3],
+  ) => {
+    const updates = objects.filter((o) => typeof o.version === 'number' && typeof o.key === 'string');
+    const versions = new Map(updates.map((o) => [o.key as string, o.version as number]));
+    const found = await before(
+      library,
+      kind,
+      updates.map((o) => o.key as string),
+      versions,
+      options?.call,
+    );
+    const ops = objects.map(
+      (o) => (versions.has(o.key as string) ? 'update' : 'create') as 'update' | 'create',
+    );
+    const ids = await recordAll(
+      objects.map((o, i) => {
+        const { key, version, ...fields } = o;
+        void version;
+        const was = ops[i] === 'update' ? found.get(key as string) : undefined;
+        return {
+          library,
+          kind,
+          key: String(key ?? ''),
+          op: ops[i] as 'update' | 'create',
+          before: was ? (was as unknown as Data) : null,
+          sent: fields,
+        };
+      }),
+    );
+    let written: Awaited<ReturnType<ZoteroClient['writeBatch']>>;
+    try {
+      written = await client.writeBatch(library, kind, objects, options);
+    } catch (error) {
+      await settleThrown(ids, error, (i) => ({
+        key: String(objects[i]?.key),
+        op: ops[i] as 'update' | 'create',
+        sentAt: objects[i]?.version as number | undefined,
+        at: id(library, kind, String(objects[i]?.key)),
+      }));
+      throw error;
+    }
+    const settlements: Settlement[] = [];
+    for (const s of written.successful) {
+      const object = s.object as ZoteroObject | undefined;
+      remember(library, kind, object);
+      settlements.push({
+        id: ids[s.index] as number,
+        status: 'done',
+        afterVersion: object?.version ?? written.libraryVersion,
+        after:
+          ops[s.index] === 'create' ? ((object?.data as Data | undefined) ?? objects[s.index] ?? null) : null,
+      });
+    }
+    for (const u of written.unchanged) settlements.push({ id: ids[u.index] as number, status: 'unchanged' });
+    for (const f of written.failed) {
+      const lost = f.reason === 'network_error' || f.reason === 'rate_limited' || f.code >= 500;
+      const status: EntryStatus = lost ? 'unknown' : 'failed';
+      if (lost) {
+        const o = objects[f.index];
+        unknown.set(id(library, kind, String(o?.key)), {
+          id: ids[f.index] as number,
+          op: ops[f.index] as 'update' | 'create',
+          sentAt: o?.version as number | undefined,
+        });
+      }
+      settlements.push({ id: ids[f.index] as number, status });
+    }
+    await journal.settle(settlements);
+    return written;
+  }) as ZoteroClient['writeBatch'];
+
+  const patch: ZoteroClient['patch'] = async (library, kind, key, data, version, options) => {
+    const found = await before(library, kind, [key], new Map([[key, version]]), options?.call);
+    const was = found.get(key);
+    const ids = await journal.record([
+      { library, kind, key, op: 'update', before: was ? (was as unknown as Data) : null, sent: data },
+    ]);
+    let written: { version: number | undefined };
+    try {
+      written = await client.patch(library, kind, key, data, version, options);
+    } catch (error) {
+      await settleThrown(ids, error, () => ({
+        key,
+        op: 'update',
+        sentAt: version,
+        at: id(library, kind, key),
+      }));
+      throw error;
+    }
+    seen.delete(id(library, kind, key));
+    await journal.settle([{ id: ids[0] as number, status: 'done', afterVersion: written.version }]);
+    return written;
+  };
+
+  const deleteBatch: ZoteroClient['deleteBatch'] = async (library, kind, keys, options) => {
+    const unique = [...new Set(keys)];
+    const found = await before(library, kind, unique, new Map(), options?.call);
+    const ids = await recordAll(
+      unique.map((key) => {
+        const was = found.get(key);
+        return {
+          library,
+          kind,
+          key,
+          op: 'delete' as const,
+          before: was ? (was as unknown as Data) : null,
+          sent: null,
+        };
+      }),
+    );
+    const idOf = new Map(unique.map((key, i) => [key, ids[i] as number]));
+    let result: Awaited<ReturnType<ZoteroClient['deleteBatch']>>;
+    try {
+      result = await client.deleteBatch(library, kind, keys, options);
+    } catch (error) {
+      await settleThrown(ids, error, (i) => ({
+        key: unique[i] as string,
+        op: 'update',
+        sentAt: undefined,
+        at: id(library, kind, unique[i] as string),
+      }));
+      throw error;
+    }
+    const settlements: Settlement[] = [];
+    for (const key of result.deleted) {
+      seen.delete(id(library, kind, key));
+      settlements.push({ id: idOf.get(key) as number, status: 'done', afterVersion: result.libraryVersion });
+    }
+    for (const f of result.failed) {
+      const entryId = idOf.get(f.key as string);
+      if (entryId !== undefined) settlements.push({ id: entryId, status: 'failed' });
+    }
+    await journal.settle(settlements);
+    return result;
+  };
+
+  const request = (async (method: string, path: string, options?: Parameters<ZoteroClient['request']>[2]) => {
+    if (method === 'GET' || method === 'HEAD') return client.request(method, path, options);
+    // Not per object (a library-wide tag deletion, a file upload): recorded, not undoable.
+    const match = /^\/?((?:users|groups)\/\d+)\/([a-z]+)/.exec(path);
+    const ids = await journal.record([
+      {
+        library: match?.[1] ?? '',
+        kind: match?.[2] ?? '',
+        key: `${method} ${path.split('?')[0] ?? path}`,
+        op: 'other',
+        before: null,
+        sent: options?.query ? (JSON.parse(JSON.stringify(options.query)) as Data) : null,
+      },
+    ]);
+    try {
+      const response = await client.request(method, path, options);
+      await journal.settle([
+        { id: ids[0] as number, status: 'done', afterVersion: response.lastModifiedVersion },
+      ]);
+      return response;
+    } catch (error) {
+      await journal.settle([
+        { id: ids[0] as number, status: outcomeUnknown(toZoteusError(error)) ? 'unknown' : 'failed' },
+      ]);
+      throw error;
+    }
+  }) as ZoteroClient['request'];
+
+  const wrapped: Partial<ZoteroClient> = { getByKeys, writeBatch, patch, deleteBatch, request };
+  return Object.assign(Object.create(client) as ZoteroClient, wrapped);
+}

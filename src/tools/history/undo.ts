@@ -1,0 +1,100 @@
+/** `zotero_undo` / `zot undo REQUEST_ID`: a journaled request's objects back to their recorded state. */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { failedList, libraryVersion } from '../shared/output.js';
+import { libraryParams } from '../shared/params.js';
+
+const keys = (what: string) => z.array(z.string()).describe(what);
+
+export default defineTool({
+  name: 'zotero_undo',
+  title: 'Undo a write',
+  summary: 'Undo a journaled write: its objects back to their recorded state; created items to the trash.',
+  description: [
+    'Writes to the Zotero cloud library (Web API). Takes a request id (meta.request_id of a write, or zoteus/request_id',
+    'in an MCP result; zotero_history lists them) and restores every object that request changed to its state before,',
+    'with versioned writes (about 2 requests per 50 objects): fields, tags, collections and the trash flag back as they',
+    'were; items it created go to the trash; collections it created are deleted; objects it deleted permanently are',
+    'created again from the journal (not their files, nor children deleted with them). An object that changed again since',
+    'is not touched: it is a failed entry with reason conflict, and conflicts names the fields that differ (there is no',
+    'force). Objects already as they were are unchanged. The undo is journaled too, so undoing it works. An unknown or',
+    'expired request id is not_found. Result: restored, trashed, deleted, recreated, unchanged, conflicts, notUndoable',
+    '(what the journal holds no state for, with the reason), failed, libraryVersion.',
+  ].join(' '),
+  tier: 'destructive',
+  openWorld: true,
+  idempotent: true,
+  needsKey: true,
+  since: '0.2.0',
+  undo: { restores: 'the objects the undo changed, as the undone request had left them' },
+  cli: [
+    {
+      path: ['undo'],
+      args: ['request_id'],
+      summary: 'Undo a journaled write by its request id: zot undo REQUEST_ID [--dry-run]',
+    },
+  ],
+  input: z
+    .object({
+      request_id: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe('The request id of the write to undo (meta.request_id; zotero_history lists them).'),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    requestId: z.string().describe('The request undone.'),
+    tool: z.string().describe('The tool of the request undone.'),
+    library: z.string().describe('Its library.'),
+    succeeded: keys('Every object the undo wrote (restored, trashed, deleted or recreated).'),
+    restored: keys('Objects whose fields went back to their recorded state.'),
+    trashed: keys('Items the request created, now in the trash.'),
+    deleted: keys('Collections the request created, now deleted.'),
+    recreated: keys('Objects the request deleted permanently, created again from the journal.'),
+    unchanged: keys('Objects already as they were before the request: nothing sent.'),
+    conflicts: z
+      .array(
+        z.object({
+          key: z.string(),
+          kind: z.string().describe('items or collections.'),
+          fields: z.array(z.string()).describe('The fields that differ from what the request left.'),
+        }),
+      )
+      .describe('Objects that changed again since the request: left as they are (also in failed).'),
+    notUndoable: z
+      .array(z.object({ key: z.string(), reason: z.string() }))
+      .describe('What the journal holds no state to restore for, and why.'),
+    failed: failedList,
+    libraryVersion,
+  }),
+  summarize: (out) => {
+    const parts = [
+      out.restored.length ? `${plural(out.restored.length, 'object')} restored` : '',
+      out.trashed.length ? `${plural(out.trashed.length, 'created item')} trashed` : '',
+      out.deleted.length ? `${plural(out.deleted.length, 'created collection')} deleted` : '',
+      out.recreated.length ? `${plural(out.recreated.length, 'deleted object')} recreated` : '',
+      out.unchanged.length ? `${out.unchanged.length} already as before` : '',
+      out.conflicts.length ? `${plural(out.conflicts.length, 'conflict')} left as they are` : '',
+      out.notUndoable.length ? `${out.notUndoable.length} not undoable` : '',
+    ].filter((p) => p !== '');
+    return `Undid request ${out.requestId} (${out.tool}): ${parts.length ? parts.join('; ') : 'nothing to undo'}.`;
+  },
+  plan(input) {
+    return {
+      request_id: input.request_id,
+      would:
+        'restore every object the request changed to its journaled state; created items to the trash, created collections deleted; objects changed since left as conflicts',
+      requests: 'about 2 per 50 objects',
+    };
+  },
+  async confirmation(input) {
+    return `undo the writes of request ${input.request_id}`;
+  },
+  async run(input, deps) {
+    const { undoRequest } = await import('../../core/journal/undo.js');
+    return undoRequest(deps, input);
+  },
+});

@@ -142,10 +142,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
               : writer.table(whole, tool.rows, tool.summarize?.(whole as never, original as never));
             return { value: 0, bytes: stdout, exitCode: 0, partial: false, output: whole };
           }
-          const next =
-            tool.next
-              ? await validSuggestions(ctx, tool.next(output as never, original as never))
-              : undefined;
+          const next = tool.next
+            ? await validSuggestions(ctx, tool.next(output as never, original as never))
+            : undefined;
           let exitCode = 0;
           let envelope: Record<string, unknown>;
           if (outcome.kind === 'partial') {

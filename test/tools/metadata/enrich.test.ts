@@ -9,6 +9,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/surfaces/cli/main.js';
 import { groups, tools } from '../../../src/tools/index.js';
+import { fakeClock } from '../../support/metadata-services/clock.js';
 import {
   crossrefWork,
   openAlexWork,
@@ -101,6 +102,7 @@ afterEach(async () => {
   await w.close();
 });
 
+/** `zot …` in process; its sleeps (Crossref's pace, resends) cost nothing. */
 async function zot(argv: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
@@ -122,6 +124,7 @@ async function zot(argv: string[], env: Record<string, string> = {}) {
     io: { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin },
     tools,
     groups,
+    clock: fakeClock(),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read the envelope loosely
   const envelope = JSON.parse(stdout) as { ok: boolean | 'partial'; data: any; error: any; next?: string[] };
@@ -424,6 +427,28 @@ describe('zot enrich --apply', () => {
 });
 
 describe('zot enrich: batches', () => {
+  it('a Crossref failure fails only the entries it concerns (exit 7); a search answering HTML is api_error naming Crossref', async () => {
+    meta.fault('crossref', { ids: ['10.5555/bare.1'], kind: 'status', status: 503 });
+    // Searches go one at a time without the polite pool: the first (nodoi's) gets an HTML page.
+    meta.fault('crossref', { ids: ['/works'], kind: 'html', times: 1 });
+    const { code, env } = await zot(['enrich', keys.bare, keys.nodoi, keys.near, keys.full]);
+    expect(code).toBe(7);
+    expect(env.ok).toBe('partial');
+    expect(
+      env.data.failed.map((f: { key: string; reason: string; message: string }) => [
+        f.key,
+        f.reason,
+        f.message,
+      ]),
+    ).toEqual([
+      [keys.bare, 'api_error', 'Crossref failed on its side (HTTP 503).'],
+      [keys.nodoi, 'api_error', 'Crossref answered with something that is not its JSON.'],
+    ]);
+    expect(env.data.enrichments).toEqual([]);
+    expect(env.data.unmatched.map((u: { key: string }) => u.key)).toEqual([keys.near]);
+    expect(writes()).toEqual([]);
+  });
+
   it('500 items with a DOI cost 10 Crossref list requests and 10 Zotero reads; applying writes in 10 batches', async () => {
     const seeds = Array.from({ length: 500 }, (_, i) => ({
       itemType: 'journalArticle',

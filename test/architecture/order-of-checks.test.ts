@@ -41,6 +41,7 @@ const EXAMPLES: Record<string, unknown> = {
   records: '10.1234/ordered',
   doi: '10.1234/ordered',
   new_name: 'renamed',
+  conditions: ['title contains ordered'],
 };
 
 /** What a command needs beyond its required inputs (something to change), by tool. */

@@ -52,6 +52,20 @@ export interface CollectionListing {
   uncounted?: true;
 }
 
+/** A saved search as the Web API serves it (`GET /users/{id}/searches/{key}`), whatever the backend. */
+export interface WebApiSearch {
+  key: string;
+  version: number;
+  data: {
+    key: string;
+    version: number;
+    name: string;
+    conditions: Array<{ condition: string; operator: string; value: string }>;
+    /** In the trash (trashed searches are still listed, as on the Web API). */
+    deleted?: boolean;
+  };
+}
+
 /** One library, read through one backend. */
 export interface LibraryReader {
   readonly backend: BackendName;
@@ -80,6 +94,16 @@ export interface LibraryReader {
   children(key: string): Promise<WebApiItem[]>;
   tags(options?: { includeTrashed?: boolean }): Promise<TagEntry[]>;
   libraryVersion(): Promise<number | undefined>;
+  /** The library's saved searches (definitions), trashed ones too, in no particular order. */
+  searches?(): Promise<{ searches: WebApiSearch[]; libraryVersion: number | undefined }>;
+  /**
+   * Runs a saved search (only the desktop's local API can: `searches/KEY/items`): a page of
+   * its items and how many match; undefined when the library has no such search.
+   */
+  savedSearchItems?(
+    key: string,
+    page: { start: number; limit: number },
+  ): Promise<{ items: WebApiItem[]; totalResults: number } | undefined>;
   /** What the local search index reads this library through (`core/search-index`). */
   readonly feed?: IndexFeed;
 }

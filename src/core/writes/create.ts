@@ -30,7 +30,7 @@ const MAY_EXIST = new Set([409, 412, 428]);
 export interface CreateObjectsInput {
   /** `users/123` or `groups/456`. */
   library: string;
-  kind: 'items' | 'collections';
+  kind: 'items' | 'collections' | 'searches';
   /** The new objects, without keys. */
   objects: ReadonlyArray<Record<string, unknown>>;
   /**

@@ -6,6 +6,7 @@ import { alternateUrl, collectionJson, itemJson, searchJson, tagJson, type Rende
 import { notModified, sendList, type ListSpec } from './listing.js';
 import { bibliographyHtml, exportBody, isExportFormat, withIncludes, type OutputCtx } from './citations.js';
 import { fulltextSince, getItemFulltext } from './routes-fulltext.js';
+import { runSavedSearch } from './routes-searches.js';
 import type { Library, ServerState } from './state.js';
 import type { CollectionData, DeletedKind, ItemData, SearchData } from './types.js';
 
@@ -96,6 +97,9 @@ export function handleRead(r: LibraryRoute): boolean {
     const search = key ? r.lib.searches.get(key) : undefined;
     if (!search) throw new HttpError(404, 'Search not found');
     if (n === 2) return single(r, search, searchJson(rc(r), search));
+    // Only the desktop's local API runs a saved search (routes-searches.ts).
+    if (n === 3 && sub === 'items' && r.unpaged)
+      return listItems(r, runSavedSearch(r.lib, search), `searches/${search.key}/items`);
     return false;
   }
   if (head === 'tags' && n === 1) return listTags(r, liveItems(r));

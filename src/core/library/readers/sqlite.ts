@@ -342,5 +342,10 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
     feed,
 
     libraryVersion: () => sqlite.libraryVersion(libraryID),
+
+    async searches() {
+      const { sqliteSearches } = await import('../../searches/sqlite.js');
+      return sqliteSearches(sqlite, libraryID);
+    },
   };
 }

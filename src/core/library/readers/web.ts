@@ -30,6 +30,7 @@ import type {
   TagEntry,
   WebApiCollection,
   WebApiItem,
+  WebApiSearch,
 } from '../port.js';
 import { webClient } from '../keys.js';
 import { openWebLibrary, type WebLibrary } from '../web.js';
@@ -375,6 +376,32 @@ export function createApiReader(o: ApiReaderOptions): ApiLibraryReader {
 
     libraryVersion: () =>
       guard(async () => (await get(`/${prefix}/collections`, { limit: 1 })).lastModifiedVersion),
+
+    searches: () =>
+      guard(async () => {
+        // Trashed ones too, as zotero.sqlite and the local API list them.
+        const all = await readAll(`/${prefix}/searches`, { includeTrashed: 1 });
+        return { searches: all.objects as WebApiSearch[], libraryVersion: all.libraryVersion };
+      }),
+
+    // Only the desktop's local API runs a saved search; the Web API stores definitions only.
+    ...(o.backend === 'localApi'
+      ? {
+          savedSearchItems: (key: string, page: { start: number; limit: number }) =>
+            guard(async () => {
+              checkObjectKey(key, 'search_key');
+              const path = `/${prefix}/searches/${key}/items`;
+              try {
+                const response = await get(path, { start: page.start, limit: page.limit });
+                const items = list(response, path) as WebApiItem[];
+                return { items, totalResults: response.totalResults ?? page.start + items.length };
+              } catch (error) {
+                if (isZoteusError(error) && error.code === 'not_found') return undefined;
+                throw error;
+              }
+            }),
+        }
+      : {}),
 
     feed: {
       source: `${o.backend}:${o.server ? `${o.server}/` : ''}${prefix}`,

@@ -11,6 +11,7 @@ import trashGroup from './items/group.js';
 import noteGroup from './notes/group.js';
 import indexGroup from './search/group.js';
 import tagGroup from './tags/group.js';
+import savedSearchGroup from './searches/group.js';
 import listAnnotations from './annotations/list-annotations.js';
 import createAnnotation from './annotations/create-annotation.js';
 import listCollections from './collections/list-collections.js';
@@ -46,6 +47,8 @@ import whoami from './library/whoami.js';
 import tagAudit from './tags/tag-audit.js';
 import checkRetractions from './metadata/check-retractions.js';
 import updateStatus from './metadata/update-status.js';
+import savedSearches from './searches/saved-searches.js';
+import manageSavedSearches from './searches/manage-saved-searches.js';
 import enrich from './metadata/enrich.js';
 import history from './history/history.js';
 import undo from './history/undo.js';
@@ -88,6 +91,8 @@ export const tools: readonly AnyTool[] = [
   tagAudit,
   trashItems,
   deleteItems,
+  savedSearches,
+  manageSavedSearches,
   history,
   undo,
 ];
@@ -101,4 +106,5 @@ export const groups: readonly GroupDeclaration[] = [
   tagGroup,
   trashGroup,
   indexGroup,
+  savedSearchGroup,
 ];

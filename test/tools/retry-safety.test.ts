@@ -137,6 +137,24 @@ const CASES: Record<string, Case> = {
       expect(itemsTitled(world, 'Sweep imported')).toHaveLength(1);
     },
   },
+  'zotero_manage_saved_searches:create': {
+    seed: () => ({ action: 'create', name: 'Sweep search', conditions: ['title contains sweep'] }),
+    check(world, _args, result) {
+      const named = [...lib(world).searches.values()].filter((s) => s.name === 'Sweep search');
+      expect(named).toHaveLength(1);
+      expect(structured(result).created).toEqual([named[0]?.key]);
+    },
+  },
+  'zotero_manage_saved_searches:delete': {
+    seed: (world) => {
+      const [key] = lib(world).addSearches([{ name: 'Doomed search', conditions: [] }]);
+      return { action: 'delete', search_key: key };
+    },
+    drop: { method: 'DELETE' },
+    check(world, args) {
+      expect(lib(world).searches.has(args.search_key as string)).toBe(false);
+    },
+  },
   'zotero_manage_collections:create': {
     seed: () => ({ action: 'create', name: 'Sweep collection' }),
     check(world, _args, result) {

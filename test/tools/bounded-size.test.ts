@@ -233,6 +233,17 @@ function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string
     })),
   );
   const deletable = lib.addItems(Array.from({ length: 100 }, (_, i) => ({ title: `Deletable ${i}` })));
+  // Saved searches with many long conditions: a page of definitions is held to the bound.
+  lib.addSearches(
+    Array.from({ length: 150 }, (_, i) => ({
+      name: `Search ${i}: ${filler(200, i)}`,
+      conditions: Array.from({ length: 20 }, (_, j) => ({
+        condition: 'title',
+        operator: 'contains',
+        value: filler(200, i * 20 + j),
+      })),
+    })),
+  );
   lib.addItems(
     deletable.flatMap((key) =>
       Array.from({ length: 12 }, (_, i) => ({
@@ -338,6 +349,17 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       {
         world: 'web',
         args: { action: 'create', name: 'Bounded' },
+        why: 'a write (its answer is small)',
+      },
+    ],
+    zotero_saved_searches: [
+      { world: 'web', args: { action: 'list' }, why: '150 saved searches of 20 long conditions, default page' },
+      { world: 'web', args: { action: 'list', limit: 100 }, why: 'the largest page' },
+    ],
+    zotero_manage_saved_searches: [
+      {
+        world: 'web',
+        args: { action: 'create', name: 'Bounded', conditions: ['title contains bounded'] },
         why: 'a write (its answer is small)',
       },
     ],

@@ -156,6 +156,7 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
   zotero_attach_file: () => ({ content_base64: 'aGk=', filename: 'x.txt' }),
   zotero_update_status: () => ({ apply: true }),
   zotero_enrich: () => ({ apply: true }),
+  zotero_manage_saved_searches: () => ({ action: 'delete' }),
 };
 
 const writes = tools

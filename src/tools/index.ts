@@ -39,6 +39,8 @@ import schema from './library/schema.js';
 import sync from './library/sync.js';
 import summarize from './items/summarize.js';
 import trashItems from './items/trash-items.js';
+import findDuplicates from './items/find-duplicates.js';
+import mergeItems from './items/merge-items.js';
 import updateItem from './items/update-item.js';
 import libraryGroups from './library/groups.js';
 import indexLibrary from './search/zotero-index.js';
@@ -91,6 +93,8 @@ export const tools: readonly AnyTool[] = [
   tagAudit,
   trashItems,
   deleteItems,
+  findDuplicates,
+  mergeItems,
   savedSearches,
   manageSavedSearches,
   history,

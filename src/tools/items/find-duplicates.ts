@@ -1,0 +1,117 @@
+/**
+ * `zotero_find_duplicates` / `zot duplicates [--collection K]`: groups of likely duplicate
+ * items (shared DOI, arXiv id or ISBN; alike title with the same first creator and year).
+ */
+import * as z from 'zod';
+import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
+import { libraryParams, pagingParams, PROVENANCE, zoteroKey } from '../shared/params.js';
+import { continuation, libraryFlags } from '../shared/text.js';
+
+/** The same as core/duplicates (not imported: the declaration loads without it). */
+const PAGE = {
+  rows: 'Groups',
+  default: 50,
+  max: 200,
+  note: 'the answer ends sooner when its rows reach about 40 KB: continue from nextStart',
+} as const;
+
+const member = z.object({
+  key: z.string(),
+  title: z.string(),
+  itemType: z.string(),
+  firstCreator: z.string().optional().describe('Last name (or name) of the first creator.'),
+  year: z.string().optional(),
+  dateAdded: z.string().optional(),
+});
+
+const group = z.object({
+  keys: z.array(z.string()).describe('The items of the group, oldest first (date added).'),
+  items: z.array(member),
+  match: z
+    .enum(['doi', 'arxiv', 'isbn', 'title'])
+    .describe(
+      'What ties the group (its weakest link): a shared DOI, arXiv id or ISBN, or title, first creator and year.',
+    ),
+  reason: z.string().describe('Why these items look like one work, in words.'),
+  confidence: z
+    .number()
+    .describe('1 for a shared identifier; for a title match the title similarity (at least threshold).'),
+  master: z
+    .string()
+    .describe('The suggested master: the oldest item (date added), the most complete one among equals.'),
+});
+
+export default defineTool({
+  name: 'zotero_find_duplicates',
+  title: 'Find duplicate items',
+  summary:
+    'Find groups of likely duplicate items: shared DOI, arXiv id or ISBN, or alike title, first creator and year.',
+  description: [
+    'Reads only: changes nothing in the library. Compares the top-level regular items of the library (or of',
+    'collection_key) and groups likely duplicates of one item type: items that share a DOI, an arXiv id or an ISBN',
+    '(confidence 1), or whose titles are alike (similarity at least threshold, 0.9, after folding case, accents and',
+    'punctuation) with the same first creator and the same year (confidence = the similarity). Not matched: titles that',
+    'number different parts or volumes ("Part I" / "Part II"), items of different types (a book and its review, a book',
+    'and its chapter), items that both carry DOIs (or ISBNs) and share none. Works on every backend (desktop or Web',
+    'API) and needs no key for a local library. Each group names a suggested master (the oldest item); merge a group',
+    'with zotero_merge_items (master_key, then item_keys). Groups are paged (start/limit, nextStart; totalResults',
+    'counts them all), strongest first.',
+  ].join(' '),
+  tier: 'read',
+  openWorld: false,
+  since: '0.2.0',
+  cli: [
+    {
+      path: ['duplicates'],
+      flags: { collection_key: 'collection' },
+      summary: 'Find likely duplicate items: zot duplicates [--collection K]',
+    },
+  ],
+  input: z
+    .object({
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe('Compare only the top-level items of this collection.'),
+      ...pagingParams(PAGE),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    threshold: z.number().describe('The least title similarity a match by title needs.'),
+    checked: z.number().int().describe('Regular top-level items compared.'),
+    groups: z.array(group),
+    start: z.number().int(),
+    totalResults: z.number().int().describe('Groups found in all.'),
+    nextStart: nextStartField,
+    truncated: truncatedField,
+    provenance: provenanceField,
+    ...answeredFields,
+  }),
+  rows: 'groups',
+  summarize: (out) =>
+    `${plural(out.totalResults, 'group')} of likely duplicates among ${plural(out.checked, 'item')}${
+      out.groups.length < out.totalResults ? ` (${out.groups.length} shown from ${out.start})` : ''
+    }.${continuation(out)}`,
+  text: (out) => {
+    const lines: string[] = [];
+    for (const g of out.groups) {
+      lines.push(`${g.keys.join(' ')}  [${g.match}, confidence ${g.confidence}] ${g.reason}`);
+      for (const i of g.items)
+        lines.push(
+          `  ${i.key}${i.key === g.master ? '*' : ' '} ${i.title}${i.firstCreator ? ` — ${i.firstCreator}` : ''}${i.year ? ` (${i.year})` : ''}`,
+        );
+    }
+    return `${lines.join('\n')}\n`;
+  },
+  next: (out, input) => {
+    const g = out.groups[0];
+    const others = g ? g.keys.filter((k) => k !== g.master).join(' ') : '';
+    return g ? [`zot merge ${g.master} ${others}${libraryFlags(input)}`] : [];
+  },
+  async run(input, deps) {
+    const { findDuplicates } = await import('../../core/duplicates/find.js');
+    return { ...(await findDuplicates(deps, input)), provenance: PROVENANCE };
+  },
+});

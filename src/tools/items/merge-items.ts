@@ -1,0 +1,186 @@
+/**
+ * `zotero_merge_items` / `zot merge MASTER_KEY OTHER_KEY… [--fill] [--apply [--plan ID]]`:
+ * duplicates merged into one item as Zotero merges them. Previews unless asked to apply.
+ */
+import * as z from 'zod';
+import { checkMerge } from '../../core/duplicates/check.js';
+import { defineTool } from '../../core/tool.js';
+import { plural } from '../../core/words.js';
+import { answeredFields, failedList } from '../shared/output.js';
+import { itemKeys, libraryParams, zoteroKey } from '../shared/params.js';
+import { libraryFlags } from '../shared/text.js';
+
+export default defineTool({
+  name: 'zotero_merge_items',
+  title: 'Merge duplicate items',
+  summary: 'Merge duplicate items into a master item, as Zotero does; preview, then apply.',
+  description: [
+    'Merges duplicates into one item as Zotero’s merge does: the master (master_key) keeps its fields (fill: true fills',
+    'its empty fields, creators included, from the others in the order given); it takes the union of the others’ tags,',
+    'collections and relations (related items become related to the master, both ways), and a dc:replaces relation to',
+    'each other item’s URI so sync and citations that name an other find the master; every child of the others (notes,',
+    'attachments, with their files and annotations) moves to the master; the others go to the trash (restorable).',
+    'Items must be regular items of one item type and of one library (a key of another library, or the master among',
+    'item_keys, is a validation_error). Without apply nothing is written: the preview (any backend) lists every change',
+    'and returns planId (kept a day). apply: true with plan_id writes exactly that plan, and an item changed since the',
+    'preview makes the whole merge a conflict, nothing written; apply: true without plan_id merges the items as they',
+    'are. Writes go to the Zotero cloud library (Web API) under each item’s version: about 2 requests per 50 objects',
+    'written, one read of the items and one listing of each other item’s children. Re-running a merge changes nothing.',
+  ].join(' '),
+  tier: 'destructive',
+  callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
+  openWorld: false,
+  idempotent: true,
+  needsKey: (input) => input.apply === true,
+  since: '0.2.0',
+  cli: [
+    {
+      path: ['merge'],
+      args: ['master_key', 'item_keys'],
+      flags: { plan_id: 'plan' },
+      summary:
+        'Merge duplicates into a master: zot merge MASTER_KEY OTHER_KEY… (preview), then --apply --plan ID.',
+    },
+  ],
+  input: z
+    .object({
+      master_key: zoteroKey('master_key').describe(
+        'The item that stays: it keeps its fields and takes the others’.',
+      ),
+      item_keys: itemKeys('The items merged into the master, which go to the trash').max(100),
+      fill: z
+        .boolean()
+        .optional()
+        .describe(
+          'Fill the master’s empty fields from the others (default false: the master’s fields only).',
+        ),
+      apply: z.boolean().optional().describe('Write the merge (default false: preview only, with a planId).'),
+      plan_id: z
+        .string()
+        .max(64)
+        .optional()
+        .describe(
+          'With apply: the planId of a preview, applied exactly; an item changed since is a conflict.',
+        ),
+      ...libraryParams,
+    })
+    .strict(),
+  output: z.object({
+    applied: z.boolean().describe('False for a preview: nothing was written.'),
+    planId: z.string().optional().describe('The preview’s plan, to apply with apply and plan_id.'),
+    expiresAt: z.string().optional().describe('When the plan is forgotten.'),
+    master: z.object({ key: z.string(), title: z.string() }),
+    merged: z
+      .array(
+        z.object({
+          key: z.string(),
+          title: z.string(),
+          status: z
+            .enum(['planned', 'trashed', 'unchanged'])
+            .describe(
+              'planned: preview only; trashed: moved to the trash now; unchanged: already in the trash.',
+            ),
+        }),
+      )
+      .describe('The items merged into the master.'),
+    filled: z
+      .array(
+        z.object({
+          field: z.string(),
+          value: z.string(),
+          from: z.string().describe('The item it came from.'),
+        }),
+      )
+      .describe('With fill: the master’s empty fields filled, and from which item.'),
+    tagsAdded: z.array(z.string()).describe('Tags the master takes from the others.'),
+    collectionsAdded: z.array(z.string()).describe('Collections (keys) the master joins.'),
+    relationsAdded: z
+      .array(z.object({ predicate: z.string(), object: z.string() }))
+      .describe('Relations the master takes: the others’ (dc:relation …) and a dc:replaces per other item.'),
+    children: z
+      .array(z.object({ key: z.string(), itemType: z.string(), from: z.string() }))
+      .describe('Child notes and attachments moved to the master, and the item they leave.'),
+    totalChildren: z.number().int().describe('How many children move (children may list fewer).'),
+    related: z
+      .array(z.string())
+      .describe('Items related to an other item that become related to the master too.'),
+    succeeded: z
+      .array(z.string())
+      .describe('An apply: the objects written (children, related items, master, others).'),
+    unchanged: z
+      .array(z.string())
+      .describe('An apply: objects already as the merge wants them (nothing sent).'),
+    failed: failedList,
+    libraryVersion: z.number().int().optional(),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('The size bound cut children or failed short (counts stay exact).'),
+    ...answeredFields,
+  }),
+  summarize: (out) => {
+    const what = out.applied
+      ? `Merged ${plural(out.merged.filter((m) => m.status === 'trashed').length, 'item')} into ${out.master.key}`
+      : `Would merge ${plural(out.merged.length, 'item')} into ${out.master.key} (preview${out.planId ? `, plan ${out.planId}` : ''})`;
+    const moved = [
+      out.totalChildren ? plural(out.totalChildren, 'child', 'children') : '',
+      out.tagsAdded.length ? plural(out.tagsAdded.length, 'tag') : '',
+      out.collectionsAdded.length ? plural(out.collectionsAdded.length, 'collection') : '',
+      out.filled.length ? plural(out.filled.length, 'field') + ' filled' : '',
+    ].filter(Boolean);
+    return `${what}${moved.length ? `: ${moved.join(', ')}` : ''}${out.failed.length ? `; ${out.failed.length} failed` : ''}.`;
+  },
+  text: (out) => {
+    const lines = [`Master ${out.master.key}  ${out.master.title}`];
+    for (const m of out.merged) lines.push(`  ${m.key}  ${m.title}  [${m.status}]`);
+    for (const f of out.filled) lines.push(`  fill ${f.field}: ${JSON.stringify(f.value)} (from ${f.from})`);
+    if (out.tagsAdded.length) lines.push(`  tags: ${out.tagsAdded.join(', ')}`);
+    if (out.collectionsAdded.length) lines.push(`  collections: ${out.collectionsAdded.join(', ')}`);
+    for (const r of out.relationsAdded) lines.push(`  ${r.predicate} ${r.object}`);
+    for (const c of out.children) lines.push(`  child ${c.key} (${c.itemType}) from ${c.from}`);
+    return `${lines.join('\n')}\n`;
+  },
+  next: (out, input) =>
+    !out.applied && out.planId
+      ? [
+          `zot merge ${input.master_key} ${input.item_keys.join(' ')}${input.fill ? ' --fill' : ''} --apply --plan ${out.planId}${libraryFlags(input)}`,
+        ]
+      : [],
+  check: (input) => checkMerge(input),
+  confirmation: (input) =>
+    Promise.resolve(
+      `merge ${plural(new Set(input.item_keys).size, 'item')} (${input.item_keys.join(', ')}) into ${input.master_key}: their children, tags, collections and relations move to it and they go to the trash`,
+    ),
+  plan(input) {
+    return {
+      master_key: input.master_key,
+      item_keys: input.item_keys,
+      fill: input.fill === true,
+      apply: input.apply === true,
+      ...(input.plan_id ? { plan_id: input.plan_id } : {}),
+      note: 'Reads the items, then writes only with apply: children moved to the master, the others to the trash.',
+    };
+  },
+  retryFailed: {
+    // The merge runs again as the items now are (its plan was checked by the first call): what
+    // landed reads as unchanged, what failed is written.
+    input: (input, previous) => (previous.failed.length === 0 ? null : { ...input, plan_id: undefined }),
+    merge: (previous, retry) => ({
+      ...retry,
+      ...(previous.planId ? { planId: previous.planId, expiresAt: previous.expiresAt } : {}),
+      merged: retry.merged.map((m) =>
+        previous.merged.some((p) => p.key === m.key && p.status === 'trashed')
+          ? { ...m, status: 'trashed' as const }
+          : m,
+      ),
+      succeeded: [...new Set([...previous.succeeded, ...retry.succeeded])],
+      unchanged: retry.unchanged.filter((k) => !previous.succeeded.includes(k)),
+      children: previous.children.length >= retry.children.length ? previous.children : retry.children,
+      totalChildren: Math.max(previous.totalChildren, retry.totalChildren),
+    }),
+  },
+  async run(input, deps) {
+    const { mergeItems } = await import('../../core/duplicates/merge.js');
+    return mergeItems(deps, input);
+  },
+});

@@ -353,7 +353,11 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       },
     ],
     zotero_saved_searches: [
-      { world: 'web', args: { action: 'list' }, why: '150 saved searches of 20 long conditions, default page' },
+      {
+        world: 'web',
+        args: { action: 'list' },
+        why: '150 saved searches of 20 long conditions, default page',
+      },
       { world: 'web', args: { action: 'list', limit: 100 }, why: 'the largest page' },
     ],
     zotero_manage_saved_searches: [

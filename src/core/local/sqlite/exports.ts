@@ -39,6 +39,8 @@ export function citationKeyFacts(
   const fieldIds = [
     ...new Set(fields.map((f) => schema.fieldId(f)).filter((id): id is number => id !== undefined)),
   ];
+  // Notes, attachments and annotations are passed over in the query (and by name below).
+  const skip = [...NO_KEY].map((t) => schema.itemTypeId(t)).filter((id): id is number => id !== undefined);
   const rows = ctx
     .stmt(
       `SELECT i.key, i.itemTypeID, i.dateAdded,
@@ -48,13 +50,15 @@ export function citationKeyFacts(
          (SELECT json_array(ic.creatorTypeID, c.firstName, c.lastName, c.fieldMode)
           FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID
           WHERE ic.itemID = i.itemID ORDER BY ic.orderIndex LIMIT 1)
-       FROM items i WHERE i.libraryID = @lib
+       FROM items i WHERE i.libraryID = @lib AND i.itemTypeID NOT IN (SELECT value FROM json_each(@skip))
        ORDER BY i.dateAdded = '', i.dateAdded, i.itemID`,
     )
     .raw(true)
-    .iterate({ lib: libraryID, fields: JSON.stringify(fieldIds) }) as IterableIterator<
-    [string, number, string, string, string | null]
-  >;
+    .iterate({
+      lib: libraryID,
+      fields: JSON.stringify(fieldIds),
+      skip: JSON.stringify(skip),
+    }) as IterableIterator<[string, number, string, string, string | null]>;
   let count = 0;
   // Row by row: a library's facts are never held at once, each is the assigner's and gone.
   for (const [key, itemTypeID, dateAdded, values, creator] of rows) {

@@ -244,6 +244,33 @@ describe('zot enrich: the preview', () => {
     expect(allKeys().map((k) => JSON.stringify(item(k)))).toEqual(before);
   });
 
+  it('does not take a search hit with the same title whose year and first author differ', async () => {
+    const [key] = w.world.server.library(LIB).addItems([
+      {
+        itemType: 'journalArticle',
+        title: 'Mangrove carbon stocks',
+        creators: [{ creatorType: 'author', firstName: 'R.', lastName: 'Tanaka' }],
+        date: '2021',
+      },
+    ]) as [string];
+    meta.addCrossref({
+      ...crossrefWork({ doi: '10.5555/mangrove.old', title: 'Mangrove carbon stocks' }),
+      author: [{ given: 'P.', family: 'Silva', sequence: 'first' }],
+      issued: { 'date-parts': [[2015]] },
+    });
+    const { code, env } = await zot(['enrich', key]);
+    expect(code).toBe(0);
+    expect(env.data.enrichments).toEqual([]);
+    expect(env.data.planId).toBeUndefined();
+    expect(env.data.unmatched).toEqual([
+      expect.objectContaining({
+        key,
+        why: "Crossref's best match for the title, first author and year is not this item (year 2015, not 2021 (±1); first author Silva, not Tanaka): no DOI taken from it.",
+        evidence: expect.objectContaining({ similarity: 1, yearMatches: false, authorMatches: false }),
+      }),
+    ]);
+  });
+
   it('fills only the fields asked for, and refuses an unknown field name offline with the closest', async () => {
     const { env } = await zot(['enrich', keys.bare, '--fields', 'abstract,pages']);
     expect(env.data.fields).toEqual(['abstractNote', 'pages']);

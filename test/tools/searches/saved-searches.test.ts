@@ -157,6 +157,35 @@ describe('running a saved search', () => {
     expect(page).toMatchObject({ totalResults: expected.length, start: 1, nextStart: 3 });
   });
 
+  it('a page of a run is held to the size bound: long fields cut, truncated with nextStart', async () => {
+    const { key } = await desktopWithSearches(true);
+    // 60 more matches on the desktop, each with a 30,000-character abstract.
+    world.server.library(USER).addItems(
+      Array.from({ length: 60 }, (_, i) => ({
+        title: `Long ${i}`,
+        abstractNote: `${'sea '.repeat(7_500)}${i}`,
+        tags: [{ tag: 'sea level' }],
+      })),
+    );
+    const out = await savedSearches(deps(), { action: 'run', search_key: key, limit: 100 });
+    expect(out.truncated).toBe(true);
+    const shown = out.items!.length;
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(out.totalResults!);
+    expect(out.nextStart).toBe(shown);
+    expect(JSON.stringify(out.items).length).toBeLessThanOrEqual(40_000);
+    const long = out.items!.filter((i) => String(i.data?.title).startsWith('Long '));
+    expect(long.length).toBeGreaterThan(0);
+    for (const item of long) expect(String(item.data?.abstractNote)).toHaveLength(2_000);
+    expect(out.truncatedFields).toEqual(
+      long.map((i) => ({
+        key: i.key,
+        field: 'abstractNote',
+        length: 30_000 + String(i.data?.title).length - 5,
+      })),
+    );
+  });
+
   it('zot saved-search run KEY on the CLI: the items in the envelope', async () => {
     const { key } = await desktopWithSearches(true);
     const r = await zotAt(['saved-search', 'run', key, '--limit', '3'], { env: world.env() });

@@ -34,6 +34,7 @@ const READS: Record<string, Record<string, unknown>> = {
   zotero_attachment_audit: {},
   zotero_format_bibliography: { item_keys: [I.seaLevelArticle] },
   zotero_styles: {},
+  zotero_history: {},
   // A book without a DOI: listed as not checked online, so nothing leaves the machine.
   zotero_check_retractions: { item_keys: [I.deepLearningBook] },
   zotero_saved_searches: { action: 'list' },

@@ -13,6 +13,7 @@ import type { AnyTool } from '../../src/core/tool.js';
 import { tools } from '../../src/tools/index.js';
 import { KEY, startWorld, type World } from '../core/library/world.js';
 import { makePdf } from '../support/documents/index.js';
+import { openJournal } from '../../src/core/journal/store.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy.js';
 import { crossrefWork, startMetadataFakes, type MetadataFakes } from '../support/metadata-services/index.js';
 import { connect } from '../surfaces/mcp/harness.js';
@@ -257,6 +258,42 @@ const CASES: Record<string, Case> = {
     drop: { method: 'DELETE' },
     check(world) {
       expect((itemsTitled(world, 't4')[0]?.tags ?? []).map((t) => t.tag)).toEqual(['stay']);
+    },
+  },
+  zotero_undo: {
+    // A journaled tag addition (written to the journal here, as the tag tool would): undone once.
+    seed: (world) => {
+      const [key] = lib(world).addItems([{ title: 'Sweep undo', tags: [{ tag: 'sweep-added' }] }]);
+      const item = lib(world).items.get(key as string) as unknown as Record<string, unknown>;
+      const journal = openJournal(join(world.box.env.ZOTEUS_DATA_DIR as string, 'journal.db'));
+      const requestId = 'sweepundo001';
+      journal.beginRequest({
+        requestId,
+        tool: 'zotero_manage_tags',
+        args: {},
+        library: LIB,
+        createdAt: Date.now(),
+        undoOf: undefined,
+        undo: { restores: 'the tags' },
+      });
+      const [id] = journal.record(requestId, [
+        {
+          library: LIB,
+          kind: 'items',
+          key: key as string,
+          op: 'update',
+          before: { key, version: item.version, data: { ...item, tags: [] } },
+          sent: { tags: [{ tag: 'sweep-added' }] },
+        },
+      ]);
+      journal.settle([{ id: id as number, status: 'done', afterVersion: item.version as number }]);
+      journal.finishRequest(requestId, 'done');
+      journal.close();
+      return { request_id: requestId };
+    },
+    check(world) {
+      expect(itemsTitled(world, 'Sweep undo')).toHaveLength(1);
+      expect(itemsTitled(world, 'Sweep undo')[0]?.tags ?? []).toEqual([]);
     },
   },
   'zotero_trash_items:trash': {

@@ -38,16 +38,14 @@ export interface UndoOutput {
   requestId: string;
   tool: string;
   library: string;
-  /** Every object the undo wrote (restored, trashed, deleted, recreated), in the request's order. */
-  succeeded: string[];
-  /** Objects whose fields went back to their recorded state. */
-  restored: string[];
-  /** Items the request created, now in the trash. */
+  /** Objects written back: fields as they were, or (items the request created) moved to the trash. */
+  updated: string[];
+  /** Of `updated`, the items the request created, now in the trash. */
   trashed: string[];
   /** Collections the request created, now deleted. */
   deleted: string[];
-  /** Objects the request deleted permanently, created again from the journal. */
-  recreated: string[];
+  /** Objects the request deleted permanently, created again (under their keys) from the journal. */
+  created: string[];
   /** Already as they were before the request: nothing sent. */
   unchanged: string[];
   conflicts: UndoConflict[];
@@ -233,11 +231,10 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
     requestId: request.requestId,
     tool: request.tool,
     library,
-    succeeded: [],
-    restored: [],
+    updated: [],
     trashed: [],
     deleted: [],
-    recreated: [],
+    created: [],
     unchanged: [],
     conflicts: [],
     notUndoable,
@@ -282,8 +279,8 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
     try {
       const written = await lib.client.writeBatch(library, kind, objects, { call });
       noteVersion(written.libraryVersion);
-      for (const s of written.successful) out.recreated.push(missing[s.index]?.key as string);
-      for (const u of written.unchanged) out.recreated.push(missing[u.index]?.key as string);
+      for (const s of written.successful) out.created.push(missing[s.index]?.key as string);
+      for (const u of written.unchanged) out.created.push(missing[u.index]?.key as string);
       for (const f of written.failed) {
         const key = missing[f.index]?.key as string;
         out.failed.push({ ...f, index: indexOf.get(`${kind}/${key}`) ?? f.index, key });
@@ -322,8 +319,8 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
       },
     });
     noteVersion(result.libraryVersion);
-    for (const key of result.succeeded)
-      (mine.get(key)?.do === 'trash' ? out.trashed : out.restored).push(key);
+    out.updated.push(...result.succeeded);
+    out.trashed.push(...result.succeeded.filter((key) => mine.get(key)?.do === 'trash'));
     out.unchanged.push(...result.unchanged);
     for (const f of result.failed)
       out.failed.push({ ...f, index: indexOf.get(`${kind}/${f.key}`) ?? f.index });
@@ -373,7 +370,5 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
     }
   }
   out.failed.sort((a, b) => a.index - b.index);
-  const wrote = new Set([...out.restored, ...out.trashed, ...out.deleted, ...out.recreated]);
-  out.succeeded = plans.map((p) => p.key).filter((key) => wrote.has(key));
   return out;
 }

@@ -19,7 +19,7 @@ export default defineTool({
     'created again from the journal (not their files, nor children deleted with them). An object that changed again since',
     'is not touched: it is a failed entry with reason conflict, and conflicts names the fields that differ (there is no',
     'force). Objects already as they were are unchanged. The undo is journaled too, so undoing it works. An unknown or',
-    'expired request id is not_found. Result: restored, trashed, deleted, recreated, unchanged, conflicts, notUndoable',
+    'expired request id is not_found. Result: updated, trashed, created, deleted, unchanged, conflicts, notUndoable',
     '(what the journal holds no state for, with the reason), failed, libraryVersion.',
   ].join(' '),
   tier: 'destructive',
@@ -49,11 +49,14 @@ export default defineTool({
     requestId: z.string().describe('The request undone.'),
     tool: z.string().describe('The tool of the request undone.'),
     library: z.string().describe('Its library.'),
-    succeeded: keys('Every object the undo wrote (restored, trashed, deleted or recreated).'),
-    restored: keys('Objects whose fields went back to their recorded state.'),
-    trashed: keys('Items the request created, now in the trash.'),
+    updated: keys(
+      'Objects written back: their fields as they were, or (items the request created) moved to the trash.',
+    ),
+    trashed: keys('Of updated, the items the request created, now in the trash.'),
     deleted: keys('Collections the request created, now deleted.'),
-    recreated: keys('Objects the request deleted permanently, created again from the journal.'),
+    created: keys(
+      'Objects the request deleted permanently, created again (under their keys) from the journal.',
+    ),
     unchanged: keys('Objects already as they were before the request: nothing sent.'),
     conflicts: z
       .array(
@@ -72,10 +75,12 @@ export default defineTool({
   }),
   summarize: (out) => {
     const parts = [
-      out.restored.length ? `${plural(out.restored.length, 'object')} restored` : '',
+      out.updated.length - out.trashed.length
+        ? `${plural(out.updated.length - out.trashed.length, 'object')} restored`
+        : '',
       out.trashed.length ? `${plural(out.trashed.length, 'created item')} trashed` : '',
       out.deleted.length ? `${plural(out.deleted.length, 'created collection')} deleted` : '',
-      out.recreated.length ? `${plural(out.recreated.length, 'deleted object')} recreated` : '',
+      out.created.length ? `${plural(out.created.length, 'deleted object')} recreated` : '',
       out.unchanged.length ? `${out.unchanged.length} already as before` : '',
       out.conflicts.length ? `${plural(out.conflicts.length, 'conflict')} left as they are` : '',
       out.notUndoable.length ? `${out.notUndoable.length} not undoable` : '',
@@ -89,6 +94,25 @@ export default defineTool({
         'restore every object the request changed to its journaled state; created items to the trash, created collections deleted; objects changed since left as conflicts',
       requests: 'about 2 per 50 objects',
     };
+  },
+  retryFailed: {
+    // The same undo again: what it restored is now as before (unchanged), the rest is tried anew.
+    input: (input, previous) => (previous.failed.some((f) => f.retryable) ? input : null),
+    merge: (previous, retry) => {
+      const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+      const updated = union(previous.updated, retry.updated);
+      const created = union(previous.created, retry.created);
+      const deleted = union(previous.deleted, retry.deleted);
+      const wrote = new Set([...updated, ...created, ...deleted]);
+      return {
+        ...retry,
+        updated,
+        trashed: union(previous.trashed, retry.trashed),
+        deleted,
+        created,
+        unchanged: retry.unchanged.filter((key) => !wrote.has(key)),
+      };
+    },
   },
   async confirmation(input) {
     return `undo the writes of request ${input.request_id}`;

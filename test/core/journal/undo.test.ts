@@ -76,7 +76,7 @@ describe('zot undo', () => {
     expect(undone.code).toBe(0);
     expect(undone.data).toMatchObject({
       requestId: added.requestId,
-      restored: [keys[0], keys[1]],
+      updated: [keys[0], keys[1]],
       unchanged: [],
       conflicts: [],
       failed: [],
@@ -91,11 +91,11 @@ describe('zot undo', () => {
     const trashed = await write(['trash', ...keys]);
     const after = snapshot();
     const undone = await undo(trashed.requestId);
-    expect(undone.data).toMatchObject({ restored: keys, failed: [] });
+    expect(undone.data).toMatchObject({ updated: keys, failed: [] });
     expect(snapshot()).toEqual(before);
     const redone = await undo(undone.requestId);
     expect(redone.code).toBe(0);
-    expect(redone.data).toMatchObject({ restored: keys, failed: [] });
+    expect(redone.data).toMatchObject({ updated: keys, failed: [] });
     expect(snapshot()).toEqual(after);
   });
 
@@ -107,7 +107,7 @@ describe('zot undo', () => {
     const undone = await undo(added.requestId);
     expect(undone.code).toBe(7);
     expect(undone.data).toMatchObject({
-      restored: [keys[0]],
+      updated: [keys[0]],
       conflicts: [{ key: keys[1], kind: 'items', fields: ['title'] }],
       failed: [{ key: keys[1], code: 409, reason: 'conflict' }],
     });
@@ -123,7 +123,7 @@ describe('zot undo', () => {
     expect(added.data.failed).toMatchObject([{ key: 'ZZZZZZZZ', code: 404 }]);
     const undone = await undo(added.requestId);
     expect(undone.code).toBe(0);
-    expect(undone.data).toMatchObject({ restored: [a], unchanged: [], failed: [] });
+    expect(undone.data).toMatchObject({ updated: [a], unchanged: [], failed: [] });
     expect(snapshot()).toEqual(before);
   });
 
@@ -133,7 +133,7 @@ describe('zot undo', () => {
     const updated = await write(['update', a as string, '--title', 'New title', '--field', 'extra=Note']);
     expect(lib().items.get(a as string)?.title).toBe('New title');
     const undone = await undo(updated.requestId);
-    expect(undone.data).toMatchObject({ restored: [a], failed: [] });
+    expect(undone.data).toMatchObject({ updated: [a], failed: [] });
     expect(snapshot()).toEqual(before);
   });
 

@@ -48,7 +48,7 @@ const input = z
       .max(CONDITIONS_MAX)
       .optional()
       .describe(
-        `The conditions of the new saved search (create; 1 to ${CONDITIONS_MAX}), each "condition operator value" in Zotero’s names: "title contains ocean", "tag is sea level", "creator contains Hansen", "itemType is journalArticle", "collection is ABCD2345", "dateAdded isInTheLast 30 days", "year is 2024", "deleted false", "noChildren true"; "joinMode any" makes any condition enough (all must match by default). An unknown condition or an operator it does not take is refused with the closest names.`,
+        `The conditions of the new saved search (create; 1 to ${CONDITIONS_MAX}), each "condition operator value" in Zotero’s names: "title contains ocean", "tag is sea level", "creator contains Hansen", "collection is ABCD2345", "dateAdded isInTheLast 30 days", "year is 2024", "deleted false", "noChildren true"; "joinMode any" makes any condition enough (all must match by default). An unknown condition or an operator it does not take is refused with the closest names.`,
       ),
     search_key: zoteroKey('search_key').optional().describe('The saved search to delete (delete).'),
     ...libraryParams,

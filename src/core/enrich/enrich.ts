@@ -12,6 +12,7 @@
  * planned fields are still filled; an item whose every planned field was filled by someone else
  * meanwhile is a conflict in failed, untouched. Re-running changes nothing.
  */
+import { toolRef } from '../call/refs.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import { answered, openReader, type Answered } from '../items/read/common.js';
@@ -321,6 +322,14 @@ async function preview(
     w.evidence = shown;
     if (!accepted) {
       w.why = nearMiss(q, evidence);
+      continue;
+    }
+    // A preprint and its published article share title, authors and year: never take one's DOI for the other.
+    const isPreprint = text(w.item.data.itemType) === 'preprint';
+    if ((hit.work.type === 'posted-content') !== isPreprint) {
+      w.why = isPreprint
+        ? `Crossref's best match is the published article (${hit.doi}), not this preprint: no DOI taken from it (${toolRef('zotero_update_status')} brings a preprint up to its published version).`
+        : `Crossref's best match is a preprint (${hit.doi}), not this ${text(w.item.data.itemType)}: no DOI taken from it.`;
       continue;
     }
     w.doi = hit.doi;

@@ -271,6 +271,31 @@ describe('zot enrich: the preview', () => {
     ]);
   });
 
+  it('does not take the DOI of a preprint for an article of the same title, authors and year', async () => {
+    const [key] = w.world.server.library(LIB).addItems([
+      {
+        itemType: 'journalArticle',
+        title: 'Seagrass meadows decline',
+        creators: [{ creatorType: 'author', firstName: 'M.', lastName: 'Rossi' }],
+        date: '2022',
+      },
+    ]) as [string];
+    meta.addCrossref({
+      ...crossrefWork({
+        doi: '10.1101/2022.02.02.222222',
+        title: 'Seagrass meadows decline',
+        type: 'posted-content',
+      }),
+      author: [{ given: 'Maria', family: 'Rossi', sequence: 'first' }],
+      issued: { 'date-parts': [[2022]] },
+    });
+    const { env } = await zot(['enrich', key]);
+    expect(env.data.enrichments).toEqual([]);
+    expect(env.data.unmatched[0].why).toBe(
+      "Crossref's best match is a preprint (10.1101/2022.02.02.222222), not this journalArticle: no DOI taken from it.",
+    );
+  });
+
   it('fills only the fields asked for, and refuses an unknown field name offline with the closest', async () => {
     const { env } = await zot(['enrich', keys.bare, '--fields', 'abstract,pages']);
     expect(env.data.fields).toEqual(['abstractNote', 'pages']);

@@ -24,6 +24,9 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.2.0',
+  undo: {
+    restores: 'the created annotation goes to the trash',
+  },
   cli: [
     {
       path: ['annotation', 'add'],

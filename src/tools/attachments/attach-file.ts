@@ -80,6 +80,11 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.2.0',
+  undo: {
+    restores:
+      "a created attachment goes to the trash; an attachment's fields (title, filename, content type) as they were",
+    cannot: "the file's earlier bytes, once a new version replaced them",
+  },
   cli: [
     {
       path: ['attach'],

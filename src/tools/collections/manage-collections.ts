@@ -375,6 +375,12 @@ export default defineTool({
       ? membershipBulk({ collection_key: i.collection_key, item_keys: i.item_keys ?? [] })
       : undefined,
   since: '0.1.0',
+  undo: {
+    restores:
+      "memberships added or removed; a collection's name and parent; a created collection (deleted, if unchanged since); a deleted collection itself (created again under its key)",
+    cannot:
+      "a deleted collection's subcollections and the memberships its deletion dropped: they were not read before the deletion",
+  },
   cli: commands,
   input,
   output,

@@ -34,6 +34,9 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores: 'the created items go to the trash',
+  },
   cli: [
     {
       path: ['create'],

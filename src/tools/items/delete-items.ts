@@ -58,6 +58,11 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores:
+      'the deleted items themselves (fields, tags, collections, relations), created again from the journal under their keys',
+    cannot: 'their child notes and attachments deleted with them, and files',
+  },
   cli: [
     {
       path: ['delete'],

@@ -45,6 +45,9 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores: 'the imported items go to the trash',
+  },
   cli: [
     {
       path: ['add'],

@@ -25,6 +25,9 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores: "each item's place in or out of the trash",
+  },
   cli: [
     {
       path: ['trash'],

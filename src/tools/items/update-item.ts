@@ -27,6 +27,9 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores: "the item's fields as they were",
+  },
   cli: [
     {
       path: ['update'],

@@ -67,6 +67,9 @@ export default defineTool({
   idempotent: true,
   needsKey: (input) => input.apply === true,
   since: '0.2.0',
+  undo: {
+    restores: "each item's fields as they were",
+  },
   cli: [
     {
       path: ['enrich'],

@@ -68,6 +68,9 @@ export default defineTool({
   idempotent: true,
   needsKey: (input) => input.apply === true,
   since: '0.2.0',
+  undo: {
+    restores: "each item's fields and type as they were",
+  },
   cli: [
     {
       path: ['update-status'],

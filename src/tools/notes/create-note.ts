@@ -20,6 +20,9 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores: 'the created note goes to the trash',
+  },
   cli: [
     {
       path: ['note', 'add'],

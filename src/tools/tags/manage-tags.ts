@@ -143,6 +143,11 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  undo: {
+    restores:
+      'the tags of every item it changed, as they were (adding, removing and renaming rewrite each item)',
+    cannot: 'a deletion of tags across the library: one request for the whole library, not recorded per item',
+  },
   cli: [
     {
       path: ['tag', 'add'],

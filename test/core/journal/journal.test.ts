@@ -1,0 +1,230 @@
+/**
+ * The write journal beyond single undos: history paging and marks, a replayed idempotent
+ * request journaled once, creates and collection writes and permanent deletions undone, a
+ * concurrent edit in the middle of an undo, MCP request ids, request counts of a large undo.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AnyTool } from '../../../src/core/tool.js';
+import { tools } from '../../../src/tools/index.js';
+import { ALICE, KEY, startWorld, type World } from '../library/world.js';
+import { connect } from '../../surfaces/mcp/harness.js';
+import { zotAt } from '../../surfaces/cli/terminal-harness.js';
+
+const LIB = `users/${ALICE}`;
+let w: World;
+beforeEach(async () => {
+  w = await startWorld();
+});
+afterEach(async () => {
+  await w.close();
+});
+
+const lib = () => w.server.library(LIB);
+const zot = (args: string[], env: Record<string, string> = {}) => zotAt(args, { env: w.env(env) });
+
+function snapshot(): Record<string, unknown> {
+  const strip = (o: object) => {
+    const { version, dateModified, ...rest } = o as Record<string, unknown>;
+    void version;
+    void dateModified;
+    return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== ''));
+  };
+  return {
+    items: Object.fromEntries([...lib().items].map(([k, v]) => [k, strip(v)]).sort()),
+    collections: Object.fromEntries([...lib().collections].map(([k, v]) => [k, strip(v)]).sort()),
+  };
+}
+
+function since(from: number): string[] {
+  return w.server.log
+    .slice(from)
+    .filter((e) => e.path !== '/keys/current' && e.path !== '/schema')
+    .map((e) => `${e.method} ${e.path}`);
+}
+
+type Env = { meta: { request_id: string }; data: Record<string, unknown>; error?: { code: string } };
+async function run(args: string[], extra: Record<string, string> = {}): Promise<Env & { code: number }> {
+  const r = await zot(args, extra);
+  return { ...(r.json() as Env), code: r.code };
+}
+
+describe('zot history', () => {
+  it('pages the journaled writes newest first, filters by tool and date, marks what is undone', async () => {
+    const [a, b] = lib().addItems([{ title: 'A' }, { title: 'B' }]) as [string, string];
+    const first = await run(['tag', 'add', 'x', a, b]);
+    const second = await run(['trash', a]);
+    const third = await run(['tag', 'add', 'y', b]);
+    // A read is not journaled; nor is a dry run.
+    await run(['tag', 'add', 'z', a, '--dry-run']);
+    await run(['tag', 'list']);
+
+    const page = await run(['history', '--limit', '2']);
+    expect(page.code).toBe(0);
+    expect(page.data).toMatchObject({ totalResults: 3, start: 0, nextStart: 2 });
+    const rows = page.data.requests as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r.requestId)).toEqual([third.meta.request_id, second.meta.request_id]);
+    expect(rows[0]).toMatchObject({
+      tool: 'zotero_manage_tags',
+      library: LIB,
+      status: 'done',
+      objects: { changed: 1, created: 0, deleted: 0, other: 0, notLanded: 0, unknown: 0 },
+      undoable: true,
+    });
+    const rest = await run(['history', '--limit', '2', '--start', '2']);
+    expect((rest.data.requests as Array<{ requestId: string }>).map((r) => r.requestId)).toEqual([
+      first.meta.request_id,
+    ]);
+    expect(rest.data.nextStart).toBeUndefined();
+
+    const trashOnly = await run(['history', '--tool', 'zotero_trash_items']);
+    expect((trashOnly.data.requests as Array<{ requestId: string }>).map((r) => r.requestId)).toEqual([
+      second.meta.request_id,
+    ]);
+    const future = await run(['history', '--since', '2999-01-01']);
+    expect(future.data).toMatchObject({ totalResults: 0, requests: [] });
+    const bad = await run(['history', '--since', 'yesterday']);
+    expect([bad.code, bad.error?.code]).toEqual([3, 'validation_error']);
+
+    const undone = await run(['undo', third.meta.request_id, '--yes']);
+    expect(undone.code).toBe(0);
+    const after = (await run(['history', '--limit', '2'])).data.requests as Array<Record<string, unknown>>;
+    expect(after[0]).toMatchObject({
+      requestId: undone.meta.request_id,
+      tool: 'zotero_undo',
+      undoOf: third.meta.request_id,
+      undoable: true,
+    });
+    expect(after[1]).toMatchObject({
+      requestId: third.meta.request_id,
+      undoable: false,
+      reason: `already undone by ${undone.meta.request_id}`,
+      undoneBy: [undone.meta.request_id],
+    });
+  });
+
+  it('a replayed idempotent request is journaled once', async () => {
+    const [a] = lib().addItems([{ title: 'A' }]) as [string];
+    const once = await run(['trash', a, '--idempotency-key', 'k-1']);
+    const again = await run(['trash', a, '--idempotency-key', 'k-1']);
+    expect(again.meta.request_id).toBe(once.meta.request_id);
+    const h = await run(['history']);
+    expect(h.data.totalResults).toBe(1);
+  });
+});
+
+describe('zot undo of each kind of write', () => {
+  it('created items go to the trash; nothing else changes', async () => {
+    lib().addItems([{ title: 'Existing' }]);
+    const before = snapshot();
+    const file = join(w.box.dir, 'items.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { itemType: 'book', title: 'New one' },
+        { itemType: 'book', title: 'New two' },
+      ]),
+    );
+    const created = await run(['create', file]);
+    expect(created.code).toBe(0);
+    const keys = (created.data.created as Array<{ key: string }>).map((c) => c.key);
+    const undone = await run(['undo', created.meta.request_id, '--yes']);
+    expect(undone.code).toBe(0);
+    expect(undone.data).toMatchObject({ updated: keys, trashed: keys, failed: [] });
+    const now = snapshot() as { items: Record<string, Record<string, unknown>>; collections: unknown };
+    for (const key of keys) expect(now.items[key]).toMatchObject({ deleted: true });
+    const { items, collections } = now;
+    const others = Object.fromEntries(Object.entries(items).filter(([k]) => !keys.includes(k)));
+    expect({ items: others, collections }).toEqual(before);
+  });
+
+  it('collection membership added is taken away; a created collection is deleted', async () => {
+    const [c] = lib().addCollections([{ name: 'Reading' }]) as [string];
+    const [a, b] = lib().addItems([{ title: 'A' }, { title: 'B', collections: [c] }]) as [string, string];
+    const before = snapshot();
+    const added = await run(['collection', 'add', c, a, b]);
+    expect(lib().items.get(a)?.collections).toEqual([c]);
+    const made = await run(['collection', 'create', 'Fresh']);
+    expect(made.code).toBe(0);
+    const undoneAdd = await run(['undo', added.meta.request_id, '--yes']);
+    expect(undoneAdd.data).toMatchObject({ updated: [a], failed: [] });
+    const undoneMake = await run(['undo', made.meta.request_id, '--yes']);
+    expect(undoneMake.code).toBe(0);
+    expect((undoneMake.data.deleted as string[]).length).toBe(1);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('an item deleted permanently is created again from the journal, under its key', async () => {
+    const [a] = lib().addItems([{ title: 'Doomed', date: '1999', tags: [{ tag: 'keep' }] }]) as [string];
+    const before = snapshot();
+    const mark = w.server.log.length;
+    const deleted = await run(['delete', a, '--yes'], { ZOTEUS_ALLOW_DELETE: 'true' });
+    expect(deleted.code).toBe(0);
+    // The deletion read the item already: journaling it read nothing more.
+    expect(since(mark)).toEqual([`GET /${LIB}/items`, `DELETE /${LIB}/items`]);
+    expect(lib().items.has(a)).toBe(false);
+    const undone = await run(['undo', deleted.meta.request_id, '--yes']);
+    expect(undone.code).toBe(0);
+    expect(undone.data).toMatchObject({ created: [a], failed: [] });
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('an edit between the undo’s read and its write: a conflict naming the field, the edit kept', async () => {
+    const [a] = lib().addItems([{ title: 'A' }]) as [string];
+    const added = await run(['tag', 'add', 'x', a]);
+    // Someone retitles the item just before the undo's write arrives: 412, re-read, judged again.
+    w.server.faults.concurrentEdit({
+      match: { method: 'POST' },
+      apply: (server) => server.library(LIB).editItem(a, { title: 'Retitled meanwhile' }),
+    });
+    const undone = await run(['undo', added.meta.request_id, '--yes']);
+    expect(undone.code).toBe(6);
+    expect(undone.error?.code).toBe('conflict');
+    expect(lib().items.get(a)).toMatchObject({ title: 'Retitled meanwhile', tags: [{ tag: 'x' }] });
+  });
+
+  it('undo of 120 items costs 2·⌈120/50⌉ requests, as the change did', async () => {
+    const keys = lib().addItems(Array.from({ length: 120 }, (_, i) => ({ title: `T${i}` })));
+    const before = snapshot();
+    let mark = w.server.log.length;
+    const added = await run(['tag', 'add', 'bulk', ...keys]);
+    expect(since(mark)).toHaveLength(6);
+    mark = w.server.log.length;
+    const undone = await run(['undo', added.meta.request_id, '--yes']);
+    expect(undone.code).toBe(0);
+    expect(since(mark)).toEqual([
+      ...Array(3).fill(`GET /${LIB}/items`),
+      ...Array(3).fill(`POST /${LIB}/items`),
+    ]);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('over MCP: the request id of a result’s _meta undoes it', async () => {
+    const [a] = lib().addItems([{ title: 'A' }]) as [string];
+    const before = snapshot();
+    const mcp = await connect(tools as readonly AnyTool[], {
+      ...w.env(),
+      ZOTERO_API_URL: w.server.url,
+      ZOTERO_API_KEY: KEY,
+    });
+    try {
+      const call = async (name: string, args: Record<string, unknown>) =>
+        (await mcp.client.callTool({ name, arguments: args })) as CallToolResult;
+      const trashed = await call('zotero_trash_items', { item_keys: [a] });
+      const id = trashed._meta?.['zoteus/request_id'] as string;
+      expect(lib().items.get(a)?.deleted).toBe(true);
+      const undone = await call('zotero_undo', { request_id: id });
+      expect(undone.isError).toBeFalsy();
+      expect(undone.structuredContent).toMatchObject({ requestId: id, updated: [a] });
+      expect(snapshot()).toEqual(before);
+      const history = await call('zotero_history', {});
+      expect((history.structuredContent as { totalResults: number }).totalResults).toBe(2);
+      const unknown = await call('zotero_undo', { request_id: 'nosuchreq000' });
+      expect(unknown._meta?.['zoteus/error']).toMatchObject({ code: 'not_found' });
+    } finally {
+      await mcp.close();
+    }
+  });
+});

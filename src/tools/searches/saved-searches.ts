@@ -19,7 +19,7 @@ import { plural } from '../../core/words.js';
 import { asListedJson, listedItem } from '../items/shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, lookupKey, startParam } from '../shared/params.js';
-import { pageLine } from '../shared/text.js';
+import { continuation, pageLine } from '../shared/text.js';
 import { conditionsText, searchRow } from './shared.js';
 
 const WANTS_KEY: Record<SavedSearchesAction, boolean> = { list: false, show: true, run: true };
@@ -112,17 +112,12 @@ type Output = z.infer<typeof output>;
 
 function summary(out: Output, i: Input): string {
   if (i.action === 'list') {
-    return pageLine(
-      {
-        totalResults: out.totalResults ?? 0,
-        start: out.start ?? 0,
-        backend: out.backend,
-        nextStart: out.nextStart,
-        truncated: out.truncated,
-      },
-      out.searches?.length ?? 0,
-      'saved searches',
-    );
+    const total = out.totalResults ?? 0;
+    const shown = out.searches?.length ?? 0;
+    const start = out.start ?? 0;
+    if (total === 0 || shown === 0)
+      return `No saved searches${total > 0 ? ` on this page (start ${start}; ${total} in total)` : ''} (${out.backend}).`;
+    return `Showing ${start + 1}–${start + shown} of ${plural(total, 'saved search', 'saved searches')} (${out.backend}).${continuation(out)}`;
   }
   const s = out.search;
   const named = s ? `Saved search ${JSON.stringify(s.name)} (${s.key})` : 'Saved search';

@@ -8,8 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isZoteusError, type ZoteusError } from '../../../src/core/errors.js';
 import { openZoteroSqlite } from '../../../src/core/local/index.js';
 import { savedSearches, type SavedSearchesInput } from '../../../src/core/searches/read.js';
-import type { Deps } from '../../../src/core/tool.js';
+import type { AnyTool, Deps } from '../../../src/core/tool.js';
 import tool from '../../../src/tools/searches/saved-searches.js';
+import { tools } from '../../../src/tools/index.js';
+import { connect } from '../../surfaces/mcp/harness.js';
 import { zotAt } from '../../surfaces/cli/terminal-harness.js';
 import {
   DEAD_LOCAL_API,
@@ -242,5 +244,58 @@ describe('running a saved search', () => {
       expect(error.code).toBe('not_found');
       expect(error.message).toBe(`No saved search "ZZZZZZZZ" in ${USER}.`);
     }
+  });
+});
+
+describe('what a person and an agent read', () => {
+  it('MCP: one-line summaries of list, show and run (a refusal is isError with the code first)', async () => {
+    const { key } = await desktopWithSearches(false);
+    const mcp = await connect(tools as readonly AnyTool[], world.env());
+    try {
+      const text = async (args: Record<string, unknown>) => {
+        const r = await mcp.client.callTool({ name: 'zotero_saved_searches', arguments: args });
+        return { error: r.isError === true, line: (r.content as Array<{ text: string }>)[0]!.text };
+      };
+      expect(await text({ action: 'list' })).toEqual({
+        error: false,
+        line: 'Showing 1–1 of 1 saved search (sqlite).',
+      });
+      expect(await text({ action: 'show', search_key: key })).toEqual({
+        error: false,
+        line: `Saved search "Sea level, not trashed" (${key}): 2 conditions (sqlite).`,
+      });
+      const run = await text({ action: 'run', search_key: key });
+      expect(run.error).toBe(true);
+      expect(run.line).toMatch(
+        /^validation_error: Saved search "Sea level, not trashed" .* cannot be run from zotero\.sqlite/,
+      );
+      const missing = await text({ action: 'show' });
+      expect(missing).toEqual({
+        error: true,
+        line: expect.stringContaining(
+          'search_key: the key of the saved search is required for action "show"',
+        ),
+      });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('zot saved-search delete on a terminal asks with the name and conditions read from the desktop', async () => {
+    const { key } = await desktopWithSearches(false);
+    const r = await zotAt(['saved-search', 'delete', key], {
+      env: world.env({ ZOTERO_API_KEY: KEY }),
+      stdinTTY: true,
+      stdoutTTY: true,
+      stderrTTY: true,
+      stdin: 'n\n',
+      columns: 300,
+    });
+    expect(r.stderr).toContain(
+      `will delete saved search "Sea level, not trashed" (${key}, 2 conditions); the items it matched stay in the library. Proceed? [y/N]`,
+    );
+    expect(r.stderr).toContain('Cancelled.');
+    expect(world.server.log.filter((e) => e.method === 'DELETE')).toHaveLength(0);
+    expect(world.server.library(USER).searches.has(key)).toBe(true);
   });
 });

@@ -16,6 +16,8 @@ import { zotAt } from '../../surfaces/cli/terminal-harness.js';
 import {
   DEAD_LOCAL_API,
   KEY,
+  sampleLibrarySpec,
+  SAMPLE_KEYS,
   startDesktopWorld,
   USER_ID,
   type DesktopWorld,
@@ -115,6 +117,37 @@ describe('saved search definitions on every backend', () => {
       ['beta', true],
     ]);
     expect(out.searches![0]!.key).toBe(a);
+  });
+
+  it('zotero.sqlite: trashed searches, an old-style collection value (libraryID_KEY) as the key, a mode kept', async () => {
+    const spec = sampleLibrarySpec();
+    const user = spec.libraries.find((l) => l.type === 'user')!;
+    user.searches = [
+      {
+        key: 'OLDSRCH2',
+        name: 'Old style',
+        version: 5,
+        conditions: [
+          { condition: 'collection', operator: 'is', value: `1_${SAMPLE_KEYS.user.collections.climate}` },
+          { condition: 'fulltextContent/regexp', operator: 'contains', value: 'sea.*level' },
+        ],
+      },
+      { key: 'BNSRCH22', name: 'Binned', version: 6, deleted: true, conditions: [] },
+    ];
+    world = await startDesktopWorld({ spec });
+    const out = await savedSearches(deps(SQLITE), { action: 'list' });
+    expect(out.searches).toEqual([
+      { key: 'BNSRCH22', version: 6, name: 'Binned', conditions: [], deleted: true },
+      {
+        key: 'OLDSRCH2',
+        version: 5,
+        name: 'Old style',
+        conditions: [
+          { condition: 'collection', operator: 'is', value: SAMPLE_KEYS.user.collections.climate },
+          { condition: 'fulltextContent/regexp', operator: 'contains', value: 'sea.*level' },
+        ],
+      },
+    ]);
   });
 
   it('show of an unknown key, or of a string that is not a key, is not_found naming the library', async () => {

@@ -171,7 +171,7 @@ export const ENV_VARS = [
   },
   {
     name: 'ZOTEUS_LOCAL_API_KEY',
-    default: "(the profile's, from `zot auth local`)",
+    default: "(the profile's local_api_key)",
     help: "Write key of the desktop app's local API (Zotero 10+); overrides the profile's.",
   },
   {

@@ -142,6 +142,7 @@ export function redactValue<T>(value: T, redact: Redactor): T {
 export const SECRET_ENV_VARS = [
   'ZOTERO_API_KEY',
   'ZOT_API_KEY',
+  'ZOTEUS_LOCAL_API_KEY',
   'ZOTEUS_EMBEDDINGS_API_KEY',
   'OPENAI_API_KEY',
   'ZOTEUS_OPENALEX_API_KEY',
@@ -153,14 +154,16 @@ export function envSecrets(env: Readonly<Record<string, string | undefined>>): A
   return SECRET_ENV_VARS.map((name) => env[name]);
 }
 
-/** The secrets of a loaded configuration (the Zotero key, the embeddings key, the metadata services' keys). */
+/** The secrets of a loaded configuration (the Zotero key, the desktop's local API key, the embeddings key, the metadata services' keys). */
 export function configSecrets(config: {
   apiKey: string | undefined;
+  localApiKey?: string | undefined;
   embeddingsApiKey: string | undefined;
   metadata?: { openalexKey: string | undefined; semanticScholarKey: string | undefined };
 }): Array<string | undefined> {
   return [
     config.apiKey,
+    config.localApiKey,
     config.embeddingsApiKey,
     config.metadata?.openalexKey,
     config.metadata?.semanticScholarKey,

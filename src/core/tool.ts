@@ -115,6 +115,12 @@ export interface Deps {
    */
   writeIds: WriteIds;
   /**
+   * Where this call's writes went, set by the routing of writes (library/write-route.ts) when
+   * a tool opens its library to write; the pipeline gives each call its own, and the surfaces
+   * report it (`data.written_to`).
+   */
+  written?: { to?: 'desktop' | 'cloud' } | undefined;
+  /**
    * On a shared deployment (HTTP with several callers), the one folder this caller may
    * write files into; undefined locally, where any path the user can write works.
    */

@@ -1,7 +1,8 @@
 /**
  * The router (architecture.md, "Backends"): which backend serves the reads of a library, and
- * why. Read tools open every library through `openLibraryReader`; writes always go to the Web
- * API (`openWebLibrary`) and record themselves with `noteWrite`.
+ * why. Read tools open every library through `openLibraryReader`; writes open theirs through
+ * `openWebLibrary`, which asks `write-route.ts` which side takes them (the desktop's local API
+ * or the Web API); Web API writes record themselves with `noteWrite`.
  *
  * `ZOTEUS_LOCAL`:
  * - `off`: the Web API serves every library (`auth_missing` without a key).
@@ -42,7 +43,7 @@ import { authMissing, keyCachePath, parseKeyCacheFile } from './keys.js';
 import type { BackendName, LibraryReader, Route } from './port.js';
 import { pendingWrite, recentWrites } from './recent-writes.js';
 import { desktop, type DesktopLibrary, type DesktopState } from './readers/desktop.js';
-import { createLocalApiReader } from './readers/local-api.js';
+import { createLocalApiReader, localApiPrefix } from './readers/local-api.js';
 import { createSqliteReader } from './readers/sqlite.js';
 import { openWebReader } from './readers/web.js';
 import { onlyOn, paramRef } from '../call/refs.js';
@@ -99,7 +100,7 @@ function describeDesktop(state: DesktopState): string {
 }
 
 /** Whether the desktop holds the addressed library, and which one of its libraries it is. */
-async function desktopLibrary(
+export async function desktopLibrary(
   deps: Deps,
   ref: LibraryRef,
 ): Promise<{ lib: DesktopLibrary; label: string; why: string } | { why: string; userId?: number }> {
@@ -266,6 +267,18 @@ export async function planRoute(
     (await recentWrites(deps)).delete(pending.library);
   }
 
+  // A library the desktop wrote in this process is read where the write is: its local API.
+  if (options.prefer !== undefined && state.localApi.available) {
+    const { desktopWritten } = await import('./write-route.js');
+    if (await desktopWritten(deps, localApiPrefix(lib))) {
+      return {
+        library: label,
+        backend: 'localApi',
+        local: lib,
+        reason: `Written through the desktop app's local API in this session, so read there (${why}).`,
+      };
+    }
+  }
   if (options.prefer === 'web' && deps.config.apiKey !== undefined) {
     return { library: label, backend: 'web', reason: `The Web API was asked for (${why}).` };
   }

@@ -18,6 +18,7 @@ import {
 } from './address.js';
 import { authMissing, checkKey, webClient } from './keys.js';
 import { noteWrite } from './recent-writes.js';
+import type { WritePlan } from './write-route.js';
 import { paramRef, toolRef } from '../call/refs.js';
 import { journaledClient } from '../journal/client.js';
 
@@ -46,6 +47,8 @@ export interface WebLibrary {
   keyInfo: KeyInfo;
   /** What the key may do here (write may still be refused by a group that lets only admins edit). */
   grant: LibraryGrant;
+  /** Where writes through `client` land: the desktop's local API, or the Web API. */
+  side?: 'desktop' | 'cloud' | undefined;
 }
 
 export interface OpenOptions {
@@ -125,6 +128,15 @@ export async function openWebLibrary(
   options: OpenOptions,
 ): Promise<WebLibrary> {
   const ref = resolveLibrary(args, deps.config);
+  if (options.access === 'write') {
+    // Which side takes the write, decided once (write-route.ts): nothing is sent for it
+    // unless a local API key is configured or ZOTEUS_WRITES asks for the desktop.
+    const { planWrites } = await import('./write-route.js');
+    const plan = await planWrites(deps, ref);
+    if (plan.side === null) throw plan.error ?? authMissing();
+    if (plan.side === 'desktop') return openDesktopLibrary(deps, plan, ref, options);
+    if (deps.written) deps.written.to = 'cloud';
+  }
   if (deps.config.apiKey === undefined) throw authMissing();
   if (options.access === 'write' && deps.config.readOnly) {
     throw new ZoteusError(
@@ -150,6 +162,50 @@ export async function openWebLibrary(
     ref: { type: resolved.type, id: resolved.id, source: resolved.source },
     keyInfo,
     grant,
+  };
+}
+
+/**
+ * A library the desktop's local API writes (write-route.ts chose it): the local write client,
+ * the desktop's own prefix (`users/0`, `groups/N`), and no Web API key check. Every write that
+ * lands keeps later reads of the library on the local API (read-your-writes).
+ */
+async function openDesktopLibrary(
+  deps: Deps,
+  plan: WritePlan,
+  ref: LibraryRef,
+  _options: OpenOptions,
+): Promise<WebLibrary> {
+  if (deps.config.readOnly) {
+    throw new ZoteusError(
+      'permission_denied',
+      'This changes the library, and read-only mode is on (ZOTEUS_READ_ONLY).',
+      { hint: 'Unset ZOTEUS_READ_ONLY to allow writes.' },
+    );
+  }
+  const { desktopWriteClient, noteDesktopWrite } = await import('./write-route.js');
+  const local = plan.local ?? { type: ref.type, id: ref.id ?? 0 };
+  const client = await desktopWriteClient(deps);
+  if (deps.written) deps.written.to = 'desktop';
+  const prefix = plan.library;
+  const noted = async <T>(result: T): Promise<T> => {
+    await noteDesktopWrite(deps, prefix);
+    return result;
+  };
+  const writer: Partial<ZoteroClient> = {
+    writeBatch: (async (...args: Parameters<ZoteroClient['writeBatch']>) =>
+      noted(await client.writeBatch(...args))) as ZoteroClient['writeBatch'],
+    deleteBatch: (...args) => client.deleteBatch(...args).then(noted),
+    patch: (...args) => client.patch(...args).then(noted),
+  };
+  return {
+    client: journaled(Object.assign(Object.create(client) as ZoteroClient, writer), deps),
+    prefix,
+    ref: { type: local.type, id: local.id, source: ref.source },
+    // The local API has no /keys/current: its keys are unscoped (any editable library).
+    keyInfo: { userID: local.type === 'user' ? local.id : 0, username: '', displayName: '', access: {} },
+    grant: { read: true, write: true, via: local.type === 'user' ? 'user' : 'group' },
+    side: 'desktop',
   };
 }
 

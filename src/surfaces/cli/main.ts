@@ -89,7 +89,9 @@ export async function runCli(options: RunCliOptions): Promise<number> {
       );
       return 0;
     }
-    const isInit = parsed.node.target.kind === 'builtin' && parsed.node.target.id === 'config init';
+    const isInit =
+      parsed.node.target.kind === 'builtin' &&
+      (parsed.node.target.id === 'config init' || parsed.node.target.id === 'auth local');
     const config = loadConfig(env, { profile: parsed.controls.profile, allowMissingProfile: isInit });
     writer = createWriter(io, format, redactFromEnv.with(configSecrets(config)), useColour(io.stdout, env), {
       argv,
@@ -209,6 +211,19 @@ async function dispatch(
           config,
         ),
       );
+    }
+    case 'auth local':
+    case 'auth status':
+    case 'auth logout': {
+      const { authLocal, authLogout, authStatus } = await import('./builtins/auth.js');
+      const profile = controls.profile ?? config.profile ?? 'default';
+      if (target.id === 'auth status') return succeed(await authStatus(config, options.env));
+      if (controls.dry_run) {
+        writer.envelope(dryRunEnvelope({ command: target.id, file: config.configFile, profile }, m()));
+        return 0;
+      }
+      if (target.id === 'auth logout') return succeed(authLogout(config, profile));
+      return succeed(await authLocal(options.io, config, options.env, profile, controls.no_interaction));
     }
     case 'mcp': {
       const { runMcp } = await import('../mcp/run.js');

@@ -91,6 +91,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
     progress: (event) =>
       progress.emit(event.message ? { ...event, message: renderRefs(event.message, ctx.refs) } : event),
   });
+  // Where this call's writes land (set by the routing of writes): `data.written_to`.
+  const written: { to?: 'desktop' | 'cloud' } = {};
+  deps.written = written;
   // Asked only on a TTY, never with --no-interaction (prompt.ts loads readline when it asks).
   const canPrompt = tier === 'destructive' && !controls.yes && canAsk(ctx.io, controls.no_interaction);
   try {
@@ -129,7 +132,8 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
         success: async (answered, outcome, original) => {
           // References to other tools in the output (a suggested fix) become commands.
           const output = renderValueRefs(answered, ctx.refs);
-          const data = cloudWrite ? { ...output, sync_required: true } : output;
+          const writtenTo = written.to ?? 'cloud';
+          const data = cloudWrite ? { ...output, sync_required: true, written_to: writtenTo } : output;
           if (controls.stream && tool.rows && !mutating) {
             const streamed = await streamRows(ctx, deps, original, output, m);
             return { value: streamed, bytes: '', exitCode: 0, partial: false };
@@ -161,7 +165,9 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
           // Only when something landed: a zero-change call has nothing for the desktop to sync.
           if (cloudWrite && wroteSomething(output)) {
             writer.stderr(
-              'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
+              writtenTo === 'desktop'
+                ? 'SYNC_REMINDER: the change is in the Zotero desktop app; the Zotero cloud (and your other devices) see it after the app syncs.'
+                : 'SYNC_REMINDER: the change is in the Zotero cloud; the desktop app shows it after its next sync.',
             );
           }
           if (tableMode) reportFailed(writer, output);

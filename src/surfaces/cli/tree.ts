@@ -7,7 +7,15 @@ import type { AnyTool, CliCommand, GroupDeclaration, Tier } from '../../core/too
 import { commandTier } from '../../core/tool.js';
 import { commandParams, type Param, type ParamsTable } from './params.js';
 
-export type BuiltinId = 'schema' | 'config init' | 'config get' | 'config show' | 'mcp';
+export type BuiltinId =
+  | 'schema'
+  | 'config init'
+  | 'config get'
+  | 'config show'
+  | 'auth local'
+  | 'auth status'
+  | 'auth logout'
+  | 'mcp';
 
 export interface CommandNode {
   path: string[];
@@ -120,7 +128,15 @@ const BUILTINS: Array<
         name: 'name',
         kind: 'argument',
         type: 'enum',
-        choices: ['library_id', 'library_type', 'api_url', 'api_key', 'zotero_data_dir', 'data_dir'],
+        choices: [
+          'library_id',
+          'library_type',
+          'api_url',
+          'api_key',
+          'local_api_key',
+          'zotero_data_dir',
+          'data_dir',
+        ],
         required: true,
         help: 'The setting to print.',
         default: null,
@@ -133,6 +149,32 @@ const BUILTINS: Array<
     summary: 'Show the effective configuration and where each value comes from (API key redacted).',
     tier: 'read',
     writesFilesOnly: false,
+    params: [],
+  },
+  {
+    id: 'auth local',
+    path: ['auth', 'local'],
+    summary:
+      'Ask the Zotero desktop app (10+) for a write key and store it in the profile (humans only: click "Always Allow").',
+    tier: 'write',
+    writesFilesOnly: true,
+    params: [],
+  },
+  {
+    id: 'auth status',
+    path: ['auth', 'status'],
+    summary:
+      'Show the local API key configured (redacted), where writes go, and what the desktop app answers.',
+    tier: 'read',
+    writesFilesOnly: false,
+    params: [],
+  },
+  {
+    id: 'auth logout',
+    path: ['auth', 'logout'],
+    summary: "Forget the profile's local API key (Zotero keeps it until you clear its write authorisations).",
+    tier: 'write',
+    writesFilesOnly: true,
     params: [],
   },
   {
@@ -152,6 +194,10 @@ const BUILTINS: Array<
 /** The CLI's own group; the groups of tool commands are declared beside their tools. */
 const BUILTIN_GROUPS: GroupDeclaration[] = [
   { path: ['config'], summary: 'The config file and its profiles.' },
+  {
+    path: ['auth'],
+    summary: "The desktop app's local API key: writes through Zotero 10 without a cloud key.",
+  },
 ];
 
 /** Group help by path (words joined by one space). */

@@ -65,6 +65,9 @@ export interface CallOptions {
   requestId?: string | undefined;
 }
 
+/** The `_meta` key of a mutating result that says where its writes landed: `desktop` or `cloud`. */
+export const WRITTEN_TO_META_KEY = 'zoteus/written_to';
+
 export async function callTool(
   tools: ReadonlyMap<string, AnyTool>,
   request: CallRequest,
@@ -82,6 +85,10 @@ export async function callTool(
     }
     const { args, idempotencyKey } = splitIdempotencyKey(tool, argumentsObject(tool, request.arguments));
     const input = parseArguments(tool, args);
+    // Where this call's writes land (set by the routing of writes), for `zoteus/written_to`.
+    const written: { to?: 'desktop' | 'cloud' } = {};
+    const mutating =
+      (tool.callTier?.(input as never) ?? tool.tier) !== 'read' && !(tool.writesFilesOnly ?? false);
     const answer = (result: CallToolResult, exitCode: number, partial: boolean, output?: unknown) => {
       const value = named(result);
       return {
@@ -101,7 +108,7 @@ export async function callTool(
       // A client confirms a destructive call itself (destructiveHint); nobody can be asked here.
       confirmed: true,
       requestId: options.requestId,
-      deps,
+      deps: { ...deps, written },
       idempotency:
         idempotencyKey === undefined
           ? undefined
@@ -120,7 +127,11 @@ export async function callTool(
         },
         success: (output, outcome, original) => {
           const partial = outcome.kind === 'partial';
-          const result = successResult(tool, output, original, deps.redact, outcome);
+          const base = successResult(tool, output, original, deps.redact, outcome);
+          // The output schema is the tool's: where a write landed travels in `_meta`.
+          const result = mutating
+            ? { ...base, _meta: { ...base._meta, [WRITTEN_TO_META_KEY]: written.to ?? 'cloud' } }
+            : base;
           return answer(result, partial ? PARTIAL_EXIT_CODE : 0, partial, output);
         },
         failure: (error) => answer(errorResult(error, deps.redact), error.exitCode, false),

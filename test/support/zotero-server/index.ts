@@ -13,6 +13,7 @@ import { Faults } from './faults.js';
 import { headerRecord, HttpError, parseBody, queryRecord, readBody, send, type Ctx } from './http.js';
 import { route } from './router.js';
 import { routeLocal, type LocalApiConfig } from './routes-local.js';
+import { createLocalWrites, routeLocalWrites, type LocalWritesConfig } from './local-writes.js';
 import { ServerState } from './state.js';
 import type { RequestLogEntry, StartOptions, ZoteroTestServer } from './types.js';
 import { STORAGE_PREFIX, Uploads } from './uploads.js';
@@ -34,6 +35,7 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
   let maxInFlight = 0;
   let base = '';
   let local: LocalApiConfig | undefined;
+  let localWrites: LocalWritesConfig | undefined;
 
   const httpServer = createServer((req, res) => {
     void handle(req, res);
@@ -108,7 +110,8 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
       if (storage) downloads.capture(req);
       if (storage) return await uploads.receive(ctx, req, url.pathname.slice(STORAGE_PREFIX.length));
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
-        routeLocal(ctx, state, local, faults.ignoringStart);
+        if (localWrites) routeLocalWrites(ctx, state, local, localWrites, faults.ignoringStart);
+        else routeLocal(ctx, state, local, faults.ignoringStart);
       } else await route(ctx, state, faults.ignoringStart, uploads, downloads);
     } catch (e) {
       if (res.headersSent || res.destroyed) return;
@@ -161,6 +164,11 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
       local = { userID: o.userID, groups: o.groups, enabled: o.enabled ?? true };
       state.library(`users/${o.userID}`);
       return `${base}/api`;
+    },
+    serveLocalWrites: () => {
+      if (!local) throw new Error('Call serveLocalApi first');
+      localWrites ??= createLocalWrites();
+      return localWrites;
     },
     setLocalApiEnabled: (enabled) => {
       if (!local) throw new Error('Call serveLocalApi first');

@@ -214,6 +214,12 @@ export interface ZoteroTestServer {
    * the user's groups); no key, read-only, unpaginated unless `limit` is given.
    */
   serveLocalApi(o: { userID: number; groups?: number[]; enabled?: boolean }): string;
+  /**
+   * Zotero 10's writable local API over `serveLocalApi`'s libraries (local-writes.ts): the
+   * authorisation endpoint and its dialog (`answer`), keys, `Zotero-Server-ID`, HTTP/1.0.
+   * Returns its live state, for tests to steer (answer, serverId) and look at (keys, used).
+   */
+  serveLocalWrites(): import('./local-writes.js').LocalWritesConfig;
   /** Zotero's "Allow other applications…" setting: while false, every `/api` request answers 403. */
   setLocalApiEnabled(enabled: boolean): void;
 }

@@ -108,7 +108,8 @@ describe('a file input that cannot be read', () => {
 });
 
 describe('zot config get with an unknown or missing setting', () => {
-  const SETTINGS = "'library_id', 'library_type', 'api_url', 'api_key', 'zotero_data_dir', 'data_dir'";
+  const SETTINGS =
+    "'library_id', 'library_type', 'api_url', 'api_key', 'local_api_key', 'zotero_data_dir', 'data_dir'";
 
   it('lists the settings, and says which one was meant when one is close', async () => {
     expect(await refused(['config', 'get', 'nope'])).toEqual({

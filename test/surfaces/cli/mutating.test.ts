@@ -99,7 +99,7 @@ describe('confirmation', () => {
   it('--yes proceeds', async () => {
     const r = await zot(['fixture', 'destroy', 'ABCD2345', '--yes']);
     expect(r.code).toBe(0);
-    expect(r.json().data).toEqual({ deleted: 'ABCD2345', sync_required: true });
+    expect(r.json().data).toEqual({ deleted: 'ABCD2345', sync_required: true, written_to: 'cloud' });
     expect(logOf('destroyed.log')).toBe('ABCD2345\n');
   });
 
@@ -179,7 +179,7 @@ describe('mutating success', () => {
     expect(r.code).toBe(0);
     const env = r.json();
     expect(Object.keys(env)).toEqual(['ok', 'data', 'next', 'meta']);
-    expect(env.data).toEqual({ written: 'hello', count: 1, sync_required: true });
+    expect(env.data).toEqual({ written: 'hello', count: 1, sync_required: true, written_to: 'cloud' });
     expect(env.next).toEqual(['zot fixture list', 'zot whoami']);
     expect(r.stderr).toMatch(/^SYNC_REMINDER: /m);
     expect(logOf('writes.log')).toBe('hello\n');
@@ -206,6 +206,7 @@ describe('mutating success', () => {
         },
       ],
       sync_required: true,
+      written_to: 'cloud',
     });
     expect(env.meta).toMatchObject({ total: 3, sync_required: true });
   });

@@ -140,6 +140,7 @@ describe('a write at a terminal', () => {
         `unchanged       ${a}`,
         `libraryVersion  ${version}`,
         'sync_required   true',
+        'written_to      cloud',
         '',
       ].join('\n'),
     );

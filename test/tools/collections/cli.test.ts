@@ -145,7 +145,12 @@ describe('zot collection create / rename / move', () => {
     const key = (env.data.created as string[])[0] as string;
     expect(env).toEqual({
       ok: true,
-      data: { created: [key], libraryVersion: world.server.library(USER).version, sync_required: true },
+      data: {
+        created: [key],
+        libraryVersion: world.server.library(USER).version,
+        sync_required: true,
+        written_to: 'cloud',
+      },
       next: [`zot collection add ${key} <ITEM_KEY>...`, 'zot collection list --q "Reading list"'],
       meta: META,
     });
@@ -230,7 +235,12 @@ describe('zot collection create / rename / move', () => {
     expect(renamed.code).toBe(0);
     expect(renamed.json()).toEqual({
       ok: true,
-      data: { collection_key: b, libraryVersion: world.server.library(USER).version, sync_required: true },
+      data: {
+        collection_key: b,
+        libraryVersion: world.server.library(USER).version,
+        sync_required: true,
+        written_to: 'cloud',
+      },
       next: ['zot collection list --q "Bee"'],
       meta: META,
     });
@@ -377,6 +387,7 @@ describe('zot collection delete', () => {
         subcollectionsDeleted: 1,
         libraryVersion: world.server.library(USER).version,
         sync_required: true,
+        written_to: 'cloud',
       },
       next: ['zot collection list'],
       meta: META,
@@ -413,6 +424,7 @@ describe('zot collection add / remove', () => {
         failed: [],
         libraryVersion: world.server.library(USER).version,
         sync_required: true,
+        written_to: 'cloud',
       },
       meta: META,
     });
@@ -458,6 +470,7 @@ describe('zot collection add / remove', () => {
         ],
         libraryVersion: world.server.library(USER).version,
         sync_required: true,
+        written_to: 'cloud',
       },
       meta: { ...META, total: 3, sync_required: true },
     });

@@ -21,7 +21,7 @@ import type { CliIO } from '../io.js';
 import { canAsk, createPrompter } from '../prompt.js';
 
 export type ConfigName =
-  'library_id' | 'library_type' | 'api_url' | 'api_key' | 'zotero_data_dir' | 'data_dir';
+  'library_id' | 'library_type' | 'api_url' | 'api_key' | 'local_api_key' | 'zotero_data_dir' | 'data_dir';
 
 export function configValue(config: Config, name: ConfigName): string | undefined {
   switch (name) {
@@ -33,6 +33,8 @@ export function configValue(config: Config, name: ConfigName): string | undefine
       return config.apiUrl;
     case 'api_key':
       return config.apiKey;
+    case 'local_api_key':
+      return config.localApiKey;
     case 'zotero_data_dir':
       return config.zoteroDataDir;
     case 'data_dir':
@@ -51,6 +53,8 @@ export function showConfig(config: Config): Record<string, unknown> {
     dataDir: config.dataDir,
     zoteroDataDir: config.zoteroDataDir,
     local: config.local,
+    localApiKey: config.localApiKey === undefined ? null : REDACTED,
+    writes: config.writes ?? 'auto',
     readOnly: config.readOnly,
     confirmBulkWrites: config.confirmBulkWrites,
     allowDelete: config.allowDelete,

@@ -51,6 +51,22 @@ const libraryRoute = z.object({
     .describe('Which backend serves reads of this library now; null when none can (see reason).'),
   reason: z.string().describe('Why that backend (or why none).'),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  writes: z
+    .object({
+      to: z
+        .enum(['desktop', 'cloud'])
+        .nullable()
+        .describe(
+          'Where a write to this library goes now (ZOTEUS_WRITES); null when neither side can take it.',
+        ),
+      reason: z
+        .string()
+        .describe(
+          'Why: the desktop app not running, its local API off, Zotero older than 10, no local API key (a person authorises Zoteus once), not on the desktop, or ZOTEUS_WRITES.',
+        ),
+    })
+    .optional()
+    .describe('Where writes to this library land, and why.'),
 });
 
 const flags = z.looseObject({
@@ -73,6 +89,31 @@ const access = z
 type LocalApiBackend = z.infer<typeof localApiBackend>;
 type SqliteBackend = z.infer<typeof sqliteBackend>;
 
+/** Each library with where its writes go (write-route.ts), probing the desktop without a key. */
+async function withWrites(
+  deps: Deps,
+  libraries: Array<z.infer<typeof libraryRoute>>,
+): Promise<Array<z.infer<typeof libraryRoute>>> {
+  const { planWrites } = await import('../../core/library/write-route.js');
+  const { toZoteusError } = await import('../../core/errors.js');
+  const defaultRef = resolveLibrary({}, deps.config);
+  const out: Array<z.infer<typeof libraryRoute>> = [];
+  for (const [i, entry] of libraries.entries()) {
+    const group = /^groups\/(\d+)$/.exec(entry.library);
+    const ref =
+      i === 0 || !group
+        ? defaultRef
+        : { type: 'group' as const, id: Number(group[1]), source: 'argument' as const };
+    try {
+      const plan = await planWrites(deps, ref, { probe: true });
+      out.push({ ...entry, writes: { to: plan.side, reason: plan.error?.message ?? plan.reason } });
+    } catch (caught) {
+      out.push({ ...entry, writes: { to: null, reason: toZoteusError(caught).message } });
+    }
+  }
+  return out;
+}
+
 /** The desktop backends and the routes, as the router sees them now; a failure is reported, never thrown. */
 async function desktopReport(
   deps: Deps,
@@ -90,7 +131,7 @@ async function desktopReport(
     return {
       localApi: report.localApi,
       sqlite: { ...sqlite, ...(sqliteError ? { error: sqliteError } : {}) },
-      libraries: report.libraries,
+      libraries: await withWrites(deps, report.libraries),
     };
   } catch (caught) {
     const error = toZoteusError(caught);
@@ -122,7 +163,9 @@ export default defineTool({
     'local API (its url, and when Zotero runs with it disabled, the hint to enable it), and its zotero.sqlite (path, schema',
     'version, read in place or from a private copy). libraries lists the default library and every library the desktop app',
     'holds, each with the backend that serves its reads (web, localApi or sqlite) and why (as many as fit in about 40 KB;',
-    'librariesTotal then counts them all); writes always go to the Web API.',
+    'librariesTotal then counts them all), and where its writes go (writes.to: desktop, through Zotero 10’s local API with',
+    'a key a person authorised, or cloud, the Web API) and why (app not running, local API off, Zotero older than 10, no',
+    'local API key, not on the desktop, ZOTEUS_WRITES); the desktop is probed without any key.',
     'With a key it checks the key with the server now and reports key: {userID, username,',
     'access}, where access says which libraries the key may read and write (groups.all: every group of its user). A refused',
     'key gives key: null with backends.web.error.code auth_invalid; an unreachable server gives backends.web.available:',
@@ -193,7 +236,10 @@ export default defineTool({
         : out.backends.localApi.configured
           ? 'not found'
           : 'off';
+    const writesTo = out.libraries[0]?.writes?.to;
     return `Zoteus ${out.version}; default library: ${out.library.description}; web API: ${status}; desktop: ${desktop}${
+      writesTo ? `; writes go to the ${writesTo === 'desktop' ? 'desktop app' : 'cloud'}` : ''
+    }${
       out.readOnly ? '; read-only mode' : ''
     }${out.librariesTotal !== undefined ? `; ${out.libraries.length} of ${out.librariesTotal} libraries listed` : ''}.`;
   },

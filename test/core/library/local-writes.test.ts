@@ -97,6 +97,52 @@ describe('detection', () => {
   });
 });
 
+describe('whoami says where writes go, and why', () => {
+  type Libraries = Array<{ library: string; writes?: { to: string | null; reason: string } }>;
+  const libraries = async (env: Record<string, string>) =>
+    ((await zot(['whoami'], env)).json().data as { libraries: Libraries }).libraries;
+
+  it('with a local key: the desktop, for the personal library and the groups it holds', async () => {
+    const libs = await libraries(desktopEnv());
+    expect(libs.map((l) => [l.library, l.writes?.to])).toEqual([
+      ['users/0', 'desktop'],
+      ['groups/10', 'desktop'],
+    ]);
+    expect(libs[0]?.writes?.reason).toMatch(/takes writes through its local API/);
+    // Probed without the key: it is still there, unused.
+    expect(world.server.log.filter((e) => e.headers['zotero-api-key'] !== undefined)).toEqual([]);
+  });
+
+  it('without a local key: not authorised, and the hint says how; with a Web API key, the cloud', async () => {
+    const none = await libraries(desktopEnv({ ZOTEUS_LOCAL_API_KEY: undefined }));
+    expect(none[0]?.writes?.to).toBeNull();
+    expect(none[0]?.writes?.reason).toMatch(/no local API key is configured/);
+    const cloudy = await libraries(
+      desktopEnv({ ZOTEUS_LOCAL_API_KEY: undefined, ZOTERO_API_KEY: 'Zk3yS3cr3tAbCdEf12345678' }),
+    );
+    expect(cloudy[0]?.writes).toMatchObject({ to: 'cloud' });
+    expect(cloudy[0]?.writes?.reason).toMatch(/no local API key is configured/);
+  });
+
+  it('the local API off, or ZOTEUS_WRITES=cloud: the cloud, and why', async () => {
+    world.server.setLocalApiEnabled(false);
+    try {
+      const off = await libraries(desktopEnv({ ZOTERO_API_KEY: 'Zk3yS3cr3tAbCdEf12345678' }));
+      expect(off[0]?.writes?.to).toBe('cloud');
+      expect(off[0]?.writes?.reason).toMatch(/local API is disabled/);
+    } finally {
+      world.server.setLocalApiEnabled(true);
+    }
+    const forced = await libraries(
+      desktopEnv({ ZOTERO_API_KEY: 'Zk3yS3cr3tAbCdEf12345678', ZOTEUS_WRITES: 'cloud' }),
+    );
+    expect(forced[0]?.writes).toEqual({
+      to: 'cloud',
+      reason: 'ZOTEUS_WRITES=cloud: writes go to the Web API.',
+    });
+  });
+});
+
 describe('writes through the desktop', () => {
   it('zot collection add: the membership change reaches the desktop, nothing the cloud; written_to desktop', async () => {
     const lib = world.server.library(`users/${ALICE}`);

@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { probeLocalWrites } from '../../../src/core/local/local-writes.js';
 import type { LocalWritesConfig } from '../../support/zotero-server/local-writes.js';
 import type { RequestLogEntry } from '../../support/zotero-server/index.js';
+import { tools } from '../../../src/tools/index.js';
+import { connect } from '../../surfaces/mcp/harness.js';
 import { zotAt } from '../../surfaces/cli/terminal-harness.js';
 import { ALICE, startWorld, type World } from './world.js';
 
@@ -211,6 +213,32 @@ describe('writes through the desktop', () => {
     const read = await zot(['read', a as string]);
     expect(JSON.stringify(read.json().data)).toContain('After');
     expect(world.server.log.filter(cloud)).toEqual([]);
+  });
+});
+
+describe('over MCP', () => {
+  it('a write through the desktop says so in _meta zoteus/written_to; the cloud is not asked', async () => {
+    const lib = world.server.library(`users/${ALICE}`);
+    const [a] = lib.addItems([{ title: 'Over MCP' }]);
+    const env = desktopEnv();
+    const mcp = await connect(tools, {
+      ZOTERO_API_URL: env.ZOTERO_API_URL as string,
+      ZOTEUS_LOCAL_API_URL: localUrl,
+      ZOTEUS_LOCAL_API_KEY: LOCAL_KEY,
+    });
+    try {
+      world.server.clearLog();
+      const result = await mcp.client.callTool({
+        name: 'zotero_manage_tags',
+        arguments: { action: 'add_items', tag: 'mcp', item_keys: [a] },
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result._meta?.['zoteus/written_to']).toBe('desktop');
+      expect(lib.items.get(a as string)?.tags).toEqual([{ tag: 'mcp' }]);
+      expect(world.server.log.filter(cloud)).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
   });
 });
 

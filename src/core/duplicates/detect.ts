@@ -7,7 +7,10 @@
  * identifiers of one kind and none is shared (two DOIs: two works). Pure: no reads, no state.
  *
  * Items are compared within blocks (item type, first creator, year), so a library of tens of
- * thousands of items costs a few comparisons per item, not one per pair.
+ * thousands of items costs a few comparisons per item, not one per pair. In a block too large
+ * to compare pair by pair (hundreds of items of one creator and year, or of none), the same
+ * normalised title still matches, and alike titles are compared among those that begin or end
+ * alike (the first or last 8 letters).
  */
 import { identitiesOfItem } from '../items/identifiers.js';
 import { normaliseTitle, titleSimilarity } from '../versions/similarity.js';
@@ -191,7 +194,10 @@ export function findDuplicateGroups(
     const rb = find(b);
     if (ra === rb) return;
     parent[rb] = ra;
-    links.set(ra, [...(links.get(ra) ?? []), ...(links.get(rb) ?? []), link]);
+    const into = links.get(ra) ?? [];
+    for (const l of links.get(rb) ?? []) into.push(l);
+    into.push(link);
+    links.set(ra, into);
     links.delete(rb);
   };
 
@@ -210,12 +216,24 @@ export function findDuplicateGroups(
 
   // Title, first creator and year, within one item type.
   const blocks = new Map<string, number[]>();
+  const push = (map: Map<string, number[]>, key: string, i: number): void => {
+    const list = map.get(key);
+    if (list) list.push(i);
+    else map.set(key, [i]);
+  };
   entries.forEach((e, i) => {
-    if (e.norm === '') return;
-    const block = `${e.itemType}\u0000${e.creator}\u0000${e.year}`;
-    blocks.set(block, [...(blocks.get(block) ?? []), i]);
+    if (e.norm !== '') push(blocks, `${e.itemType}\u0000${e.creator}\u0000${e.year}`, i);
   });
-  const compare = (members: number[]): void => {
+  const titleLink = (a: Entry, similarity: number): Link => {
+    const who = a.creatorShown ? `first creator ${a.creatorShown}` : 'no creators';
+    const when = a.year ? `year ${a.year}` : 'no year';
+    return {
+      match: 'title',
+      confidence: similarity,
+      reason: `title similarity ${similarity}, same ${who}, same ${when}`,
+    };
+  };
+  const compare = (members: readonly number[]): void => {
     for (let x = 0; x < members.length; x++) {
       for (let y = x + 1; y < members.length; y++) {
         const a = entries[members[x] as number] as Entry;
@@ -223,13 +241,7 @@ export function findDuplicateGroups(
         if (a.numbers !== b.numbers || identifiersDisagree(a, b)) continue;
         const similarity = a.norm === b.norm ? 1 : titleSimilarity(a.title, b.title);
         if (similarity < TITLE_DUPLICATE_THRESHOLD) continue;
-        const who = a.creatorShown ? `first creator ${a.creatorShown}` : 'no creators';
-        const when = a.year ? `year ${a.year}` : 'no year';
-        join(members[x] as number, members[y] as number, {
-          match: 'title',
-          confidence: similarity,
-          reason: `title similarity ${similarity}, same ${who}, same ${when}`,
-        });
+        join(members[x] as number, members[y] as number, titleLink(a, similarity));
       }
     }
   };
@@ -239,12 +251,28 @@ export function findDuplicateGroups(
       compare(members);
       continue;
     }
-    const sub = new Map<string, number[]>();
+    // A large block (many items of one creator and year, or of none): the same title always
+    // matches; alike titles are compared among those that begin or end alike, in parts small
+    // enough to compare pair by pair.
+    const exact = new Map<string, number[]>();
+    const heads = new Map<string, number[]>();
+    const tails = new Map<string, number[]>();
     for (const i of members) {
-      const head = (entries[i] as Entry).norm.replace(/ /g, '').slice(0, 6);
-      sub.set(head, [...(sub.get(head) ?? []), i]);
+      const compact = (entries[i] as Entry).norm.replace(/ /g, '');
+      push(exact, (entries[i] as Entry).norm, i);
+      push(heads, compact.slice(0, 8), i);
+      push(tails, compact.slice(-8), i);
     }
-    for (const part of sub.values()) if (part.length > 1) compare(part.slice(0, BLOCK_MAX));
+    for (const same of exact.values()) {
+      for (const i of same.slice(1)) {
+        const a = entries[same[0] as number] as Entry;
+        const b = entries[i] as Entry;
+        if (!identifiersDisagree(a, b)) join(same[0] as number, i, titleLink(a, 1));
+      }
+    }
+    for (const part of [...heads.values(), ...tails.values()]) {
+      if (part.length > 1 && part.length <= BLOCK_MAX) compare(part);
+    }
   }
 
   const groups: DuplicateGroup[] = [];
@@ -252,7 +280,9 @@ export function findDuplicateGroups(
   entries.forEach((e, i) => {
     const root = find(i);
     if (!links.has(root)) return;
-    members.set(root, [...(members.get(root) ?? []), e]);
+    const list = members.get(root);
+    if (list) list.push(e);
+    else members.set(root, [e]);
   });
   for (const [root, list] of members) {
     const joined = links.get(root) as Link[];

@@ -11,7 +11,9 @@ import { findDuplicateGroups, TITLE_DUPLICATE_THRESHOLD, type DuplicateGroup } f
 
 export const DUPLICATES_DEFAULT_LIMIT = 50;
 export const DUPLICATES_MAX_LIMIT = 200;
+/** Items per page read: the Web API's largest page; a local backend reads more at once. */
 const READ_PAGE = 100;
+const LOCAL_READ_PAGE = 1000;
 
 export interface FindDuplicatesInput extends LibraryArgs {
   collection_key?: string | undefined;
@@ -40,7 +42,7 @@ export async function findDuplicates(deps: Deps, input: FindDuplicatesInput): Pr
       sort: 'dateAdded',
       direction: 'asc',
       start: at,
-      limit: READ_PAGE,
+      limit: reader.backend === 'web' ? READ_PAGE : LOCAL_READ_PAGE,
       ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
     });
     for (const item of page.items) items.push({ key: item.key, data: item.data as Record<string, unknown> });

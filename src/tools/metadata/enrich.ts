@@ -96,12 +96,15 @@ export default defineTool({
         .describe(
           'Which empty fields to fill, among DOI, abstract (abstractNote), ISSN, pages, publisher (an entry may hold several, comma-separated). Default: all of them.',
         ),
-      apply: z.boolean().optional().describe('Write the fills (default false: preview only, with a planId).'),
+      apply: z
+        .boolean()
+        .optional()
+        .describe('Write the fills (default false: preview only, which returns a plan id).'),
       plan_id: z
         .string()
         .max(64)
         .optional()
-        .describe('With apply: the planId of a preview, applied exactly (no new lookups).'),
+        .describe('With apply: the plan id a preview returned, applied exactly (no new lookups).'),
       ...libraryParams,
     })
     .strict(),

@@ -92,12 +92,12 @@ export default defineTool({
       apply: z
         .boolean()
         .optional()
-        .describe('Write the changes (default false: preview only, with a planId).'),
+        .describe('Write the changes (default false: preview only, which returns a plan id).'),
       plan_id: z
         .string()
         .max(64)
         .optional()
-        .describe('With apply: the planId of a preview, applied exactly (no new lookups).'),
+        .describe('With apply: the plan id a preview returned, applied exactly (no new lookups).'),
       tag: z.string().min(1).max(255).optional().describe('Add this tag to each item updated.'),
       ...libraryParams,
     })

@@ -171,6 +171,8 @@ export function planUndo(entries: readonly EntryRecord[]): {
 
 function libraryArgsOf(prefix: string): LibraryArgs {
   const [type, id] = prefix.split('/');
+  // The desktop names its user library users/0: the default user library, whichever side writes.
+  if (type === 'users' && Number(id) === 0) return { library_type: 'user' };
   return { library_type: type === 'groups' ? 'group' : 'user', library_id: Number(id) };
 }
 

@@ -4,7 +4,7 @@
  * concurrent edit in the middle of an undo, MCP request ids, request counts of a large undo.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../../src/core/tool.js';
@@ -112,6 +112,24 @@ describe('zot history', () => {
     expect(again.meta.request_id).toBe(once.meta.request_id);
     const h = await run(['history']);
     expect(h.data.totalResults).toBe(1);
+  });
+});
+
+describe('a journal that cannot be used', () => {
+  it('refuses the write before it is sent: validation_error naming the file, the library untouched', async () => {
+    const [a] = lib().addItems([{ title: 'A' }]) as [string];
+    const path = join(w.box.env.ZOTEUS_DATA_DIR as string, 'journal.db');
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, 'this is not a database, and long enough to be read as its header.......');
+    const mark = w.server.log.length;
+    const r = await run(['tag', 'add', 'x', a]);
+    expect([r.code, r.error?.code]).toEqual([3, 'validation_error']);
+    expect((r.error as unknown as { message: string }).message).toBe(
+      `The write journal ${path} cannot be used (it is not a database). Nothing was changed.`,
+    );
+    // The engine's read went out; the write did not.
+    expect(since(mark)).toEqual([`GET /${LIB}/items`]);
+    expect(lib().items.get(a)?.tags ?? []).toEqual([]);
   });
 });
 

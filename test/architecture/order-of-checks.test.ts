@@ -51,6 +51,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   // A preview is a read; the order of a write's checks holds for applying.
   zotero_update_status: { apply: true },
   zotero_enrich: { apply: true },
+  zotero_merge_items: { apply: true, item_keys: ['BCDE2345'] },
 };
 
 function valueFor(name: string, schema: Schema): unknown {

@@ -606,6 +606,16 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     zotero_delete_items: [
       { world: 'web', args: { item_keys: web.deletable }, why: '100 items with 1,200 children' },
     ],
+    zotero_find_duplicates: [
+      { world: 'desktop', args: { limit: 200 }, why: 'the largest page of groups of a 20,000-item library' },
+    ],
+    zotero_merge_items: [
+      {
+        world: 'web',
+        args: { master_key: web.deletable[0], item_keys: web.deletable.slice(1) },
+        why: 'a preview merging 99 items with 1,188 children',
+      },
+    ],
   };
 }
 

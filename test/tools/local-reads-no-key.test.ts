@@ -37,6 +37,7 @@ const READS: Record<string, Record<string, unknown>> = {
   zotero_history: {},
   // A book without a DOI: listed as not checked online, so nothing leaves the machine.
   zotero_check_retractions: { item_keys: [I.deepLearningBook] },
+  zotero_find_duplicates: {},
   zotero_saved_searches: { action: 'list' },
 };
 /** Read actions of tools that otherwise write. */

@@ -157,6 +157,10 @@ const WRITE_BASE: Record<string, (field: string) => Record<string, unknown>> = {
   zotero_update_status: () => ({ apply: true }),
   zotero_enrich: () => ({ apply: true }),
   zotero_manage_saved_searches: () => ({ action: 'delete' }),
+  zotero_merge_items: (field) =>
+    field === 'master_key'
+      ? { apply: true, item_keys: ['BCDE2345'] }
+      : { apply: true, master_key: 'BCDE2345' },
 };
 
 const writes = tools

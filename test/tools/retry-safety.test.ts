@@ -128,6 +128,27 @@ const CASES: Record<string, Case> = {
       expect(itemsTitled(world, 'Sweep enrich')).toHaveLength(1);
     },
   },
+  zotero_merge_items: {
+    // A duplicate with a child note and a tag merged into the master, applied without a plan.
+    seed: (world) => {
+      const [master, other] = lib(world).addItems([
+        { title: 'Sweep merge', tags: [{ tag: 'kept' }] },
+        { title: 'Sweep merge', tags: [{ tag: 'taken' }] },
+      ]) as [string, string];
+      lib(world).addItems([{ itemType: 'note', parentItem: other, note: '<p>Sweep merge note</p>' }]);
+      return { master_key: master, item_keys: [other], apply: true };
+    },
+    check(world, args) {
+      const master = lib(world).items.get(args.master_key as string);
+      const other = (args.item_keys as string[])[0] as string;
+      expect(master?.tags.map((t) => t.tag)).toEqual(['kept', 'taken']);
+      expect(master?.relations['dc:replaces']).toBe(`http://zotero.org/${LIB}/items/${other}`);
+      expect(lib(world).items.get(other)?.deleted).toBe(true);
+      const notes = [...lib(world).items.values()].filter((i) => i.itemType === 'note' && i.parentItem);
+      expect(notes.filter((n) => n.parentItem === master?.key)).toHaveLength(1);
+      expect(itemsTitled(world, 'Sweep merge')).toHaveLength(2);
+    },
+  },
   zotero_import: {
     seed: () => ({
       records: '@article{sweep1, title={Sweep imported}, author={Doe, Jane}, journal={J}, year={2001}}',

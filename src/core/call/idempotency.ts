@@ -118,12 +118,18 @@ export async function runIdempotent<R>(call: IdempotentCall<R>): Promise<R> {
   // Noted in one write per request sent: a token is derived just before its request, after
   // the keys of its objects (one write per key cost a 1,000-item create 63 ms).
   let derived: Record<string, string> = {};
-  const ids = writeIdsFrom(begun.seed, begun.kind === 'partial' || begun.resumed, (kind, label, value) => {
-    derived[`${kind}:${label}`] = value;
-    if (kind !== 'token') return;
-    store.reserve(scope, key, derived);
-    derived = {};
-  });
+  const ids = writeIdsFrom(
+    begun.seed,
+    begun.kind === 'partial' || begun.resumed,
+    (kind, label, value) => {
+      derived[`${kind}:${label}`] = value;
+      // A key waits for its token; the side is noted before anything is sent to it.
+      if (kind === 'key') return;
+      store.reserve(scope, key, derived);
+      derived = {};
+    },
+    begun.side,
+  );
   let settled: Settled<R>;
   try {
     settled = await call.run(input, ids, previous);

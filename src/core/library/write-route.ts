@@ -13,6 +13,7 @@
  * answer was lost is reported, not replayed on the other side. `deps.written` (set by the
  * pipeline per call) records the side for the surfaces (`data.written_to`).
  */
+import { toolRef } from '../call/refs.js';
 import type { Config } from '../config.js';
 import { ZoteusError } from '../errors.js';
 import {
@@ -127,15 +128,36 @@ function cloudName(ref: LibraryRef): string {
   return ref.id === null ? describeLibrary(ref) : libraryPrefix({ type: ref.type, id: ref.id });
 }
 
+/** The refusal of a resumed request whose side (the desktop) cannot take it now. */
+function sideChanged(why: string): ZoteusError {
+  return new ZoteusError(
+    'conflict',
+    `An earlier attempt of this request (its idempotency key) wrote through the Zotero desktop app, and the desktop cannot take it now (${why}): it is not sent to the Web API instead, where it could land twice.`,
+    {
+      retryable: true,
+      hint: `Retry with the same idempotency key once the desktop app takes writes again (${toolRef('zotero_whoami')} says where writes go), or use a new key to start over.`,
+    },
+  );
+}
+
 /**
  * Which side takes the writes of a library, and why. `probe: true` (whoami) looks at the
- * desktop even without a local key, to say what authorising would give.
+ * desktop even without a local key, to say what authorising would give. A resumed request
+ * keeps the side its idempotency record names (`deps.writeIds.side`).
  */
 export async function planWrites(
   deps: Deps,
   ref: LibraryRef,
   options: { probe?: boolean } = {},
 ): Promise<WritePlan> {
+  const plan = await chooseSide(deps, ref, options);
+  if (deps.writeIds.side?.pinned === 'desktop' && plan.side !== 'desktop' && !options.probe) {
+    return { ...plan, side: null, error: plan.error ?? sideChanged(plan.reason) };
+  }
+  return plan;
+}
+
+async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolean }): Promise<WritePlan> {
   const writes = mode(deps.config);
   const library = cloudName(ref);
   const cloud = (reason: string): WritePlan => ({ library, side: 'cloud', reason });
@@ -145,7 +167,17 @@ export async function planWrites(
     reason,
     error,
   });
-  if (writes === 'cloud') return cloud('ZOTEUS_WRITES=cloud: writes go to the Web API.');
+  // A resumed request (its idempotency record) stays on the side its first attempt chose.
+  const pinned = deps.writeIds.side?.pinned;
+  if (pinned === 'cloud') {
+    return cloud(
+      'An earlier attempt of this request (its idempotency key) wrote through the Web API: it resumes there.',
+    );
+  }
+  if (writes === 'cloud') {
+    if (pinned === 'desktop') return refuse(sideChanged('ZOTEUS_WRITES=cloud'));
+    return cloud('ZOTEUS_WRITES=cloud: writes go to the Web API.');
+  }
   if (deps.config.local === 'off') {
     if (writes === 'desktop') {
       return refuse(

@@ -38,11 +38,26 @@ export interface StoredResult {
   output: unknown;
 }
 
+/** Where a request's writes went: reserved as `side:side` when its library was opened to write. */
+export type WriteSide = 'desktop' | 'cloud';
+
+function reservedSide(json: string | null | undefined): WriteSide | undefined {
+  try {
+    const side = (JSON.parse(json ?? '{}') as Record<string, unknown>)['side:side'];
+    return side === 'desktop' || side === 'cloud' ? side : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export type BeginResult =
-  /** Do the work with this seed; `resumed` when an earlier attempt may already have written. */
-  | { kind: 'run'; seed: string; resumed: boolean }
-  /** Retry the failed entries of this partial result, with the request's seed. */
-  | { kind: 'partial'; seed: string; result: StoredResult }
+  /**
+   * Do the work with this seed; `resumed` when an earlier attempt may already have written,
+   * `side` where that attempt sent its writes (the desktop or the cloud), when it said.
+   */
+  | { kind: 'run'; seed: string; resumed: boolean; side?: WriteSide | undefined }
+  /** Retry the failed entries of this partial result, with the request's seed (and on its side). */
+  | { kind: 'partial'; seed: string; result: StoredResult; side?: WriteSide | undefined }
   | { kind: 'replay'; result: StoredResult };
 
 export interface IdempotencyStore {
@@ -72,6 +87,7 @@ export interface IdempotencyStore {
 }
 
 interface Row {
+  reserved_json?: string | null;
   args_hash: string;
   status: 'pending' | 'done' | 'partial';
   seed: string;
@@ -257,9 +273,11 @@ export async function openIdempotencyStore(
       (row.owner_host === host && row.owner_pid !== pid && !isAlive(row.owner_pid));
     if (!free) return { wait: true };
     statements.take.run(params);
-    if (row.status === 'partial') return { done: { kind: 'partial', seed: row.seed, result: toResult(row) } };
+    const side = reservedSide(row.reserved_json);
+    if (row.status === 'partial')
+      return { done: { kind: 'partial', seed: row.seed, result: toResult(row), ...(side ? { side } : {}) } };
     // An earlier attempt held this request and ended without an outcome: it may have written.
-    return { done: { kind: 'run', seed: row.seed, resumed: true } };
+    return { done: { kind: 'run', seed: row.seed, resumed: true, ...(side ? { side } : {}) } };
   });
 
   const held = new Set<string>();

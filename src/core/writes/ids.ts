@@ -21,6 +21,15 @@ export interface WriteIds {
   objectKey(label: string): string;
   /** The `Zotero-Write-Token` of the attempt labelled `label` (32 hex characters). */
   writeToken(label: string): string;
+  /**
+   * Where this logical request's writes go (the desktop's local API or the cloud), remembered
+   * by its idempotency record: a resumed request never switches sides. Absent without a record.
+   */
+  readonly side?: {
+    /** The side an earlier attempt chose, or this one once pinned. */
+    readonly pinned: 'desktop' | 'cloud' | undefined;
+    pin(side: 'desktop' | 'cloud'): void;
+  };
 }
 
 /** A Zotero key from 8 bytes: one byte a character (the slight bias of the modulo costs no safety). */
@@ -38,8 +47,10 @@ function digest(seed: string, purpose: string, label: string): Buffer {
 export function writeIdsFrom(
   seed: string,
   resumed: boolean,
-  onDerive?: (kind: 'key' | 'token', label: string, value: string) => void,
+  onDerive?: (kind: 'key' | 'token' | 'side', label: string, value: string) => void,
+  side?: 'desktop' | 'cloud',
 ): WriteIds {
+  let pinned = side;
   const seen = new Map<string, string>();
   const remember = (kind: 'key' | 'token', label: string, make: () => string): string => {
     const id = `${kind}\0${label}`;
@@ -56,6 +67,16 @@ export function writeIdsFrom(
     objectKey: (label) => remember('key', label, () => keyFrom(digest(seed, 'key', label))),
     writeToken: (label) =>
       remember('token', label, () => digest(seed, 'token', label).toString('hex').slice(0, 32)),
+    side: {
+      get pinned() {
+        return pinned;
+      },
+      pin: (chosen) => {
+        if (pinned !== undefined) return;
+        pinned = chosen;
+        onDerive?.('side', 'side', chosen);
+      },
+    },
   };
 }
 

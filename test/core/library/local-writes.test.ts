@@ -216,6 +216,45 @@ describe('writes through the desktop', () => {
   });
 });
 
+describe('idempotency remembers the side', () => {
+  it('a create whose first attempt went to the desktop never resumes on the cloud', async () => {
+    const group = world.server.library('groups/10');
+    const before = group.items.size;
+    const item = JSON.stringify([{ itemType: 'book', title: 'Once only' }]);
+    const create = (env: Record<string, string>) =>
+      zotAt(['create', '-', '--library-id', '10', '--idempotency-key', 'side-1', '--json'], {
+        env,
+        stdin: item,
+      });
+    // The desktop's connection breaks on every send of the write: the outcome is unknown.
+    world.server.faults.reset({ times: 20, match: { method: 'POST', path: '/api/groups/10/items' } });
+    const first = await create(desktopEnv());
+    world.server.faults.clear();
+    expect((first.json() as { error: { code: string } }).error.code).toBe('network_error');
+    expect(group.items.size).toBe(before);
+
+    // The retry finds no local key and a Web API key: it is refused, not sent to the cloud.
+    world.server.clearLog();
+    const elsewhere = await create(
+      desktopEnv({ ZOTEUS_LOCAL_API_KEY: undefined, ZOTERO_API_KEY: 'Zk3yS3cr3tAbCdEf12345678' }),
+    );
+    const error = (elsewhere.json() as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('conflict');
+    expect(error.message).toMatch(/wrote through the Zotero desktop app/);
+    expect(world.server.log.filter((e) => cloud(e) && e.method === 'POST')).toEqual([]);
+
+    // Back on the desktop, the same key resumes there: one item, the same key as the first attempt chose.
+    const resumed = await create(desktopEnv());
+    const env = resumed.json() as {
+      ok: boolean;
+      data: { created: Array<{ key: string }>; written_to: string };
+    };
+    expect(env.ok).toBe(true);
+    expect(env.data.written_to).toBe('desktop');
+    expect(group.items.size).toBe(before + 1);
+  });
+});
+
 describe('over MCP', () => {
   it('a write through the desktop says so in _meta zoteus/written_to; the cloud is not asked', async () => {
     const lib = world.server.library(`users/${ALICE}`);

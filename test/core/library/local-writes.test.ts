@@ -216,6 +216,55 @@ describe('writes through the desktop', () => {
   });
 });
 
+describe('every kind of write, through the desktop', () => {
+  it('collections (create, rename, delete), notes, tag rename and delete, permanent deletion: each on the local API, none on the cloud', async () => {
+    const lib = world.server.library(`users/${ALICE}`);
+    const [noted, doomed, tagged] = lib.addItems([
+      { title: 'Noted' },
+      { title: 'Doomed' },
+      { title: 'Tagged', tags: [{ tag: 'old-name' }] },
+    ]);
+    world.server.clearLog();
+    const steps: Array<{ argv: string[]; env?: Record<string, string> }> = [
+      { argv: ['collection', 'create', 'Made on the desktop'] },
+      { argv: ['note', 'add', noted as string, 'A local note'] },
+      { argv: ['tag', 'rename', 'old-name', 'new-name'] },
+      { argv: ['delete', doomed as string, '--yes'], env: desktopEnv({ ZOTEUS_ALLOW_DELETE: 'true' }) },
+    ];
+    const counts: Record<string, number> = {};
+    for (const step of steps) {
+      const before = world.server.log.length;
+      const r = await zot(step.argv, step.env ?? desktopEnv());
+      const env = r.json() as { ok: boolean; data: Record<string, unknown> };
+      expect({ argv: step.argv, ok: env.ok }).toEqual({ argv: step.argv, ok: true });
+      expect(env.data.written_to).toBe('desktop');
+      counts[step.argv.slice(0, 2).join(' ')] = world.server.log.length - before;
+    }
+    const created = [...lib.collections.values()].find((c) => c.name === 'Made on the desktop');
+    expect(created).toBeDefined();
+    const renamed = await zot(['collection', 'rename', created?.key as string, 'Renamed locally']);
+    expect(renamed.json().ok).toBe(true);
+    expect(lib.collections.get(created?.key as string)?.name).toBe('Renamed locally');
+    const removed = await zot(['collection', 'delete', created?.key as string, '--yes']);
+    expect(removed.json().ok).toBe(true);
+    expect(lib.collections.has(created?.key as string)).toBe(false);
+
+    expect([...lib.items.values()].some((i) => i.parentItem === noted && i.itemType === 'note')).toBe(true);
+    expect(lib.items.get(tagged as string)?.tags).toEqual([{ tag: 'new-name' }]);
+    expect(lib.items.has(doomed as string)).toBe(false);
+    expect(world.server.log.filter(cloud)).toEqual([]);
+    // Each command: the write probe (2), the desktop's detection (2), then its own requests.
+    // Each command: the write probe (GET /api/, POST []) and the desktop's detection (its
+    // collections and groups), then its own requests.
+    expect(counts).toEqual({
+      'collection create': 4 + 1,
+      'note add': 4 + 1,
+      'tag rename': 4 + 3,
+      [`delete ${doomed}`]: 4 + 2,
+    });
+  });
+});
+
 describe('idempotency remembers the side', () => {
   it('a create whose first attempt went to the desktop never resumes on the cloud', async () => {
     const group = world.server.library('groups/10');

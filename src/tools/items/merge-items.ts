@@ -58,13 +58,16 @@ export default defineTool({
         .describe(
           'Fill the master’s empty fields from the others (default false: the master’s fields only).',
         ),
-      apply: z.boolean().optional().describe('Write the merge (default false: preview only, with a planId).'),
+      apply: z
+        .boolean()
+        .optional()
+        .describe('Write the merge (default false: preview only, which returns a plan id).'),
       plan_id: z
         .string()
         .max(64)
         .optional()
         .describe(
-          'With apply: the planId of a preview, applied exactly; an item changed since is a conflict.',
+          'With apply: the plan id a preview returned, applied exactly; an item changed since is a conflict.',
         ),
       ...libraryParams,
     })

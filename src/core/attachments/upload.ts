@@ -303,7 +303,8 @@ export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<A
   const list = await sources(input);
   const client = await webClient(deps);
   const call = client.newCall();
-  const lib = await openWebLibrary(deps, input, { access: 'write', call });
+  // Uploads go to the Web API: the desktop's upload receiver is not written for yet.
+  const lib = await openWebLibrary(deps, input, { access: 'write', call, cloudOnly: true });
   if (lib.ref.type === 'group') await checkGroupFileEditing(lib, call);
   const target = await readTarget(lib, input.parent_item, call);
   if (target.data.itemType === 'attachment') return attachNewVersion(deps, lib, input, target, list, call);

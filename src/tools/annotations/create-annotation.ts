@@ -10,7 +10,7 @@ export default defineTool({
   title: 'Highlight a quoted passage of a PDF',
   summary: 'Create a highlight annotation on a PDF attachment where a quoted passage is.',
   description: [
-    'Writes to the Zotero cloud library (Web API): creates one highlight annotation on a PDF attachment, drawn where',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API): creates one highlight annotation on a PDF attachment, drawn where',
     'Zotero’s reader would draw it over quote. The PDF is read from this computer (the Zotero desktop app’s storage',
     'folder); a file only in the cloud is not_found (downloading it is not supported yet). quote must be the passage as',
     'it reads in the PDF (spaces, line breaks and hyphens are ignored): a quote not in the text layer is a',

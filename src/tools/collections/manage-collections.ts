@@ -356,7 +356,7 @@ export default defineTool({
     '"reparent" (needs collection_key; parent_collection key, or omit to move to top level; a collection cannot go under itself or its own subcollections);',
     '"delete" (needs collection_key; deletes the whole subtree of subcollections too, the result says how many; items stay in the library);',
     '"add_items" / "remove_items" (need collection_key + item_keys; collection membership lives on each item, and only it changes).',
-    'Names are trimmed and must be 1 to 255 characters. All actions except "list" write to the cloud Web API (the desktop app shows the change after its next sync).',
+    'Names are trimmed and must be 1 to 255 characters. All actions except "list" write: through the desktop app’s local API when it takes writes, else to the cloud Web API (the other side sees the change after the desktop app syncs).',
     "Writes carry each object's version and are re-read and retried when another client wrote first.",
     'add_items/remove_items work in batches of 50 (500 items cost about 20 requests): items already in the wanted state are listed in unchanged and not written;',
     'an item that cannot be changed (missing: code 404) is one entry of failed while the others still land; the call fails only when every item failed.',

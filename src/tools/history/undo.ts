@@ -12,7 +12,7 @@ export default defineTool({
   title: 'Undo a write',
   summary: 'Undo a journaled write: its objects back to their recorded state; created items to the trash.',
   description: [
-    'Writes to the Zotero cloud library (Web API). Takes a request id (meta.request_id of a write, or zoteus/request_id',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). Takes a request id (meta.request_id of a write, or zoteus/request_id',
     'in an MCP result; zotero_history lists them) and restores every object that request changed to its state before,',
     'with versioned writes (about 2 requests per 50 objects): fields, tags, collections and the trash flag back as they',
     'were; items it created go to the trash; collections it created are deleted; objects it deleted permanently are',

@@ -17,7 +17,7 @@ export default defineTool({
   summary:
     "Create items from Zotero Web API JSON, validated against Zotero's schema before anything is written.",
   description: [
-    'Writes new items to the Zotero cloud library (Web API). Use it when you already have the metadata as Zotero item JSON;',
+    'Writes new items to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). Use it when you already have the metadata as Zotero item JSON;',
     'to add papers by DOI or arXiv id, or from a BibTeX/RIS/CSL-JSON file, use zotero_import, which looks the metadata up',
     'and checks for duplicates. items: a list of objects in the Web API write shape, e.g.',
     '{"itemType": "journalArticle", "title": "…", "creators": [{"creatorType": "author", "firstName": "Ada", "lastName": "Lovelace"}],',

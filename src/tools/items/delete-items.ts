@@ -43,7 +43,7 @@ export default defineTool({
   summary:
     'Delete items permanently, with their child notes and attachments (needs ZOTEUS_ALLOW_DELETE=true).',
   description: [
-    'DESTRUCTIVE and irreversible: deletes items from the Zotero cloud library (Web API) for good, and with each parent',
+    'DESTRUCTIVE and irreversible: deletes items from the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) for good, and with each parent',
     'item its child notes and attachments. Prefer zotero_trash_items, which is reversible; use this only when the user',
     'asked for permanent deletion. Available only when the server runs with ZOTEUS_ALLOW_DELETE=true (otherwise it',
     'answers permission_denied and deletes nothing). When a bulk-write threshold is set (ZOTEUS_CONFIRM_BULK_WRITES),',

@@ -24,7 +24,7 @@ export default defineTool({
   summary:
     'Add items by DOI, arXiv id, ISBN or web page URL (metadata looked up), or from identifiers, BibTeX, RIS or CSL-JSON.',
   description: [
-    'Writes new items to the Zotero cloud library (Web API), with metadata looked up for you: a DOI at Crossref, then',
+    'Writes new items to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API), with metadata looked up for you: a DOI at Crossref, then',
     'DataCite; an arXiv id at the arXiv API (saved as a preprint); an ISBN (10 or 13 digits, check digit verified) at Open',
     'Library, then the Library of Congress catalogue (saved as a book); a web page URL by fetching the page and reading its',
     'embedded citation metadata (Highwire citation_* tags, Dublin Core, JSON-LD ScholarlyArticle), a DOI the page names',

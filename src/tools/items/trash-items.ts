@@ -12,7 +12,7 @@ export default defineTool({
   title: 'Move items to the trash (or restore them)',
   summary: 'Move items to the trash, or restore them from it: the reversible way to remove items.',
   description: [
-    'Writes to the Zotero cloud library (Web API). action "trash" (default) moves the items to the library’s trash, where',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). action "trash" (default) moves the items to the library’s trash, where',
     'they stay until someone empties it; "restore" brings them back. This is the default way to remove items: use',
     'zotero_delete_items only when permanent deletion is really wanted (and enabled). Items are read and written 50 at a',
     'time (about 2 requests per 50 items); items already where they were asked to be are listed in unchanged. Child notes',

@@ -11,7 +11,7 @@ export default defineTool({
   title: 'Update an item',
   summary: 'Change fields of one item (title, date, any Zotero field), safely against concurrent edits.',
   description: [
-    'Writes to the Zotero cloud library (Web API): changes text fields of one item, sending only the fields that differ,',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API): changes text fields of one item, sending only the fields that differ,',
     'under the item’s version. Give the new values of the fields to change (volume 12 and pages 1-10, say; an empty value',
     'clears a field), and/or title and date. A base field name is mapped to the item type’s own field (title is caseName',
     'for a case, publicationTitle is bookTitle for a book section). Tags, collections and trash have their own tools',

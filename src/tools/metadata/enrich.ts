@@ -57,7 +57,7 @@ export default defineTool({
     '(kept a day). apply: true with plan_id writes exactly that plan: a field someone filled since the preview is left',
     'as it is (status conflict, with what it holds now) while the item’s other fields are filled, and an item whose',
     'every planned field was filled meanwhile is a conflict in failed, untouched; apply: true without plan_id looks up',
-    'and writes in one call. Writes go to the Zotero cloud library (Web API) under each item’s version. Re-running',
+    'and writes in one call. Writes go to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) under each item’s version. Re-running',
     'changes nothing. Items: item_keys, collection_key (its top-level items) or all: true. unmatched lists items with',
     'empty fields that nothing was found for, and why.',
   ].join(' '),

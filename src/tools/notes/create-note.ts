@@ -9,7 +9,7 @@ export default defineTool({
   title: 'Add a note to an item',
   summary: 'Add a child note to an item, from plain text (escaped) or HTML.',
   description: [
-    'Writes to the Zotero cloud library (Web API): creates one child note under an item. text is plain text: every',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API): creates one child note under an item. text is plain text: every',
     'character is escaped (nothing in it can become markup), blank lines separate paragraphs, line breaks are kept. html',
     'is stored as given (Zotero note HTML: <p>, <h1>, <ul>, <a href>, <strong>, …); an html value without any tag is',
     'treated as text. Give one of them. tags are added to the note. Not idempotent: calling twice adds two notes, so list',

@@ -125,7 +125,7 @@ export default defineTool({
   summary:
     'Add a tag to items or remove it, rename a tag across the library, or delete tags from the library.',
   description: [
-    'Writes to the Zotero cloud library (Web API); "remove_items" and "delete" are destructive (which items carried the',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API); "remove_items" and "delete" are destructive (which items carried the',
     'tag is kept nowhere else). Set action to: "add_items" (tag + item_keys: put the tag on those items),',
     '"remove_items" (tag + item_keys: take it off them), "rename" (tag + new_name: rename it on every',
     'item of the library that has it, keeping its manual/automatic type; an item that already has new_name just loses the',
@@ -145,8 +145,7 @@ export default defineTool({
   since: '0.1.0',
   undo: {
     restores:
-      'the tags of every item it changed, as they were (adding, removing and renaming rewrite each item)',
-    cannot: 'a deletion of tags across the library: one request for the whole library, not recorded per item',
+      'the tags of every item it changed, as they were: adding, removing and renaming rewrite each item, and a deletion across the library is journaled per item that had the tag',
   },
   cli: [
     {

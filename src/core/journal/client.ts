@@ -244,30 +244,85 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
     return result;
   };
 
+  /** Per library, the item keys answered by `format=keys` listings of a tag (what a tag deletion changes). */
+  const listedByTag = new Map<string, Set<string>>();
+
+  /**
+   * A library-wide tag deletion (`DELETE /tags?tag=A || B`) changes every item carrying the
+   * tags: each is journaled as an update from the item as read (⌈n/50⌉ reads, of the keys the
+   * deletion listed already), so undo gives the items their tags back.
+   */
+  const tagDeletion = async (
+    library: string,
+    query: Record<string, unknown>,
+    call: CallContext | undefined,
+  ): Promise<NewEntry[]> => {
+    const names = new Set(String(query.tag ?? '').split(' || '));
+    const keys = [...(listedByTag.get(library) ?? [])];
+    if (keys.length === 0) return [];
+    const read = await client.getByKeys<ZoteroObject>(library, 'items', keys, { call });
+    const entries: NewEntry[] = [];
+    for (const object of read.objects) {
+      remember(library, 'items', object);
+      const tags = Array.isArray(object.data?.tags) ? (object.data.tags as Array<{ tag?: unknown }>) : [];
+      const kept = tags.filter((t) => !names.has(String(t?.tag)));
+      if (kept.length === tags.length) continue;
+      entries.push({
+        library,
+        kind: 'items',
+        key: object.key,
+        op: 'update',
+        before: object as unknown as Data,
+        sent: { tags: kept },
+      });
+    }
+    return entries;
+  };
+
   const request = (async (method: string, path: string, options?: Parameters<ZoteroClient['request']>[2]) => {
-    if (method === 'GET' || method === 'HEAD') return client.request(method, path, options);
-    // Not per object (a library-wide tag deletion, a file upload): recorded, not undoable.
     const match = /^\/?((?:users|groups)\/\d+)\/([a-z]+)/.exec(path);
-    const ids = await journal.record([
-      {
-        library: match?.[1] ?? '',
-        kind: match?.[2] ?? '',
-        key: `${method} ${path.split('?')[0] ?? path}`,
-        op: 'other',
-        before: null,
-        sent: options?.query ? (JSON.parse(JSON.stringify(options.query)) as Data) : null,
-      },
-    ]);
+    const library = match?.[1] ?? '';
+    const kind = match?.[2] ?? '';
+    if (method === 'GET' || method === 'HEAD') {
+      const response = await client.request(method, path, options);
+      if (kind === 'items' && options?.query?.format === 'keys' && options.query.tag !== undefined) {
+        const listed = listedByTag.get(library) ?? new Set<string>();
+        for (const key of response.text.split(/\s+/)) if (key.trim()) listed.add(key.trim());
+        listedByTag.set(library, listed);
+      }
+      return response;
+    }
+    const query = (options?.query ?? {}) as Record<string, unknown>;
+    const perObject =
+      method === 'DELETE' &&
+      kind === 'tags' &&
+      /^\/?(users|groups)\/\d+\/tags$/.test(path.split('?')[0] ?? '')
+        ? await tagDeletion(library, query, options?.call)
+        : [];
+    // Otherwise not per object (a file upload): recorded, not undoable.
+    const ids = await recordAll(
+      perObject.length > 0
+        ? perObject
+        : [
+            {
+              library,
+              kind,
+              key: `${method} ${path.split('?')[0] ?? path}`,
+              op: 'other',
+              before: null,
+              sent: options?.query ? (JSON.parse(JSON.stringify(options.query)) as Data) : null,
+            },
+          ],
+    );
     try {
       const response = await client.request(method, path, options);
-      await journal.settle([
-        { id: ids[0] as number, status: 'done', afterVersion: response.lastModifiedVersion },
-      ]);
+      await journal.settle(
+        ids.map((id) => ({ id, status: 'done' as const, afterVersion: response.lastModifiedVersion })),
+      );
       return response;
     } catch (error) {
-      await journal.settle([
-        { id: ids[0] as number, status: outcomeUnknown(toZoteusError(error)) ? 'unknown' : 'failed' },
-      ]);
+      const status = outcomeUnknown(toZoteusError(error)) ? 'unknown' : 'failed';
+      await journal.settle(ids.map((id) => ({ id, status })));
       throw error;
     }
   }) as ZoteroClient['request'];

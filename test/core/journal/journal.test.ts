@@ -174,6 +174,31 @@ describe('zot undo of each kind of write', () => {
     expect(snapshot()).toEqual(before);
   });
 
+  it('a tag deleted across the library comes back on every item that had it (one read more per 50 items)', async () => {
+    const [a, b] = lib().addItems([
+      { title: 'A', tags: [{ tag: 'gone' }, { tag: 'stays' }] },
+      { title: 'B', tags: [{ tag: 'gone', type: 1 }] },
+      { title: 'C', tags: [{ tag: 'stays' }] },
+    ]) as [string, string];
+    const before = snapshot();
+    const mark = w.server.log.length;
+    const deleted = await run(['tag', 'delete', 'gone', '--yes']);
+    expect(deleted.code).toBe(0);
+    // The tool lists the keys that carry the tag and deletes it; the journal reads those items.
+    expect(since(mark)).toEqual([`GET /${LIB}/items`, `GET /${LIB}/items`, `DELETE /${LIB}/tags`]);
+    expect(lib().items.get(b)?.tags).toEqual([]);
+    const h = await run(['history', '--limit', '1']);
+    expect((h.data.requests as unknown[])[0]).toMatchObject({
+      objects: { changed: 2, other: 0 },
+      undoable: true,
+    });
+    const undone = await run(['undo', deleted.meta.request_id, '--yes']);
+    expect(undone.code).toBe(0);
+    expect(undone.data).toMatchObject({ failed: [] });
+    expect((undone.data.updated as string[]).sort()).toEqual([a, b].sort());
+    expect(snapshot()).toEqual(before);
+  });
+
   it('an item deleted permanently is created again from the journal, under its key', async () => {
     const [a] = lib().addItems([{ title: 'Doomed', date: '1999', tags: [{ tag: 'keep' }] }]) as [string];
     const before = snapshot();

@@ -325,7 +325,7 @@ function build(
   const items = new Map<string, CslItem>();
   const attempt = (forms: CslForms): Built => {
     const sys = {
-      retrieveItem: (id: string) => items.get(id),
+      retrieveItem: (id: string) => withEvent(items.get(id)),
       retrieveLocale: (tag: string) => {
         const locale = locales.get(tag);
         return locale === undefined ? false : forms.of(locale.xml);
@@ -860,4 +860,14 @@ function renderRuns(runs: Run[]): string {
     out += lead + body + trail;
   }
   return out;
+}
+
+/**
+ * Zotero's mapping writes a meeting's name as CSL 1.0.2's `event-title`; citeproc-js 2.4.63 and
+ * the many styles written before 1.0.2 read only `event`, so a conference paper would lose its
+ * "presented at …". The engine gets both (the exported CSL-JSON keeps Zotero's own).
+ */
+function withEvent(item: CslItem | undefined): CslItem | undefined {
+  if (!item || item['event-title'] === undefined || item.event !== undefined) return item;
+  return { ...item, event: item['event-title'] };
 }

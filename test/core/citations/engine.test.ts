@@ -330,3 +330,25 @@ describe('Markdown from citeproc-js HTML', () => {
     expect(out.meta.secondFieldAlign).toBe('flush');
   });
 });
+
+describe('a conference paper’s meeting (CSL 1.0.2 event-title)', () => {
+  it('reaches styles that read only `event` (IEEE; Chicago author-date for a presentation), as Zotero maps it', async () => {
+    const paper: CslItem = {
+      id: 'agu',
+      type: 'paper-conference',
+      title: 'Meltwater pulses in outlet glaciers',
+      author: [{ family: 'Frost', given: 'Ada' }],
+      'event-title': 'AGU Fall Meeting 2019',
+      'event-place': 'San Francisco',
+      issued: { 'date-parts': [[2019, 12]] },
+    };
+    const ieee = await bibliography(online(), [paper], { style: 'ieee' });
+    expect(ieee.entries[0]?.text).toContain('presented at the AGU Fall Meeting 2019');
+    // Chicago prints the event of a presentation (Zotero's presentation is CSL `speech`).
+    const talk: CslItem = { ...paper, id: 'talk', type: 'speech', genre: 'Poster' };
+    const chicago = await bibliography(online(), [talk], { style: 'chicago-author-date' });
+    expect(chicago.entries[0]?.text).toBe(
+      'Frost, Ada. 2019. “Meltwater Pulses in Outlet Glaciers.” Poster presented at the AGU Fall Meeting 2019, San Francisco, December.',
+    );
+  });
+});

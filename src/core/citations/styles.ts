@@ -9,10 +9,11 @@
  *    file after its id; other files there are matched by their `<info><id>`), unless
  *    ZOTEUS_LOCAL=off;
  * 2. the download cache, `$ZOT_CACHE_DIR/csl/styles/<id>.csl`;
- * 3. downloaded once from the repository (`ZOTEUS_STYLES_URL/<id>`, through the outbound HTTP
- *    layer), checked, and written to the cache atomically: offline afterwards;
- * 4. the copies an npm dependency ships (`@citation-js/plugin-csl`'s `lib/styles.json`: APA,
- *    Vancouver, Harvard Cite Them Right), read from its package folder.
+ * 3. the copies an npm dependency ships (`@citation-js/plugin-csl`'s `lib/styles.json`: APA,
+ *    Vancouver, Harvard Cite Them Right), read from its package folder: offline, `zot cite`
+ *    never waits for a repository it does not need;
+ * 4. downloaded once from the repository (`ZOTEUS_STYLES_URL/<id>`, through the outbound HTTP
+ *    layer), checked, and written to the cache atomically: offline afterwards.
  *
  * A dependent style (an `<info>` with `<link rel="independent-parent">` and no layout) runs as
  * its independent parent, found the same way; its own `default-locale` is kept, to be forced

@@ -265,6 +265,20 @@ describe('every kind of write, through the desktop', () => {
   });
 });
 
+describe('what the local API would take silently', () => {
+  it('an unknown field is refused by Zoteus before anything is written (the local API would move it into Extra)', async () => {
+    const lib = world.server.library(`users/${ALICE}`);
+    const [a] = lib.addItems([{ title: 'Strict' }]);
+    world.server.clearLog();
+    const r = await zot(['update', a as string, '--field', 'notAField=1']);
+    expect(r.code).toBe(3);
+    expect((r.json() as { error: { code: string } }).error.code).toBe('validation_error');
+    // Nothing but (at most) the probe's empty batch reached the desktop.
+    expect(localWrites().every((e) => Array.isArray(e.body) && e.body.length === 0)).toBe(true);
+    expect(lib.items.get(a as string)?.extra ?? '').toBe('');
+  });
+});
+
 describe('idempotency remembers the side', () => {
   it('a create whose first attempt went to the desktop never resumes on the cloud', async () => {
     const group = world.server.library('groups/10');

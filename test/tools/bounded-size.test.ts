@@ -603,6 +603,16 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
       },
     ],
     zotero_trash_items: [{ world: 'web', args: { item_keys: batch }, why: '500 items, 20 missing' }],
+    zotero_history: [
+      {
+        world: 'web',
+        args: { limit: 50 },
+        why: 'the largest page of the journal the writes before it filled (500 items trashed, 100 deleted…)',
+      },
+    ],
+    zotero_undo: [
+      { world: 'web', args: { request_id: 'nosuchrequest' }, why: 'an unknown request id', error: true },
+    ],
     zotero_delete_items: [
       { world: 'web', args: { item_keys: web.deletable }, why: '100 items with 1,200 children' },
     ],

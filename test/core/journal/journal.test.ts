@@ -214,6 +214,55 @@ describe('zot undo of each kind of write', () => {
     expect(snapshot()).toEqual(before);
   });
 
+  it('tags removed and renamed come back; a collection renamed and deleted comes back under its key', async () => {
+    const [c] = lib().addCollections([{ name: 'Before' }]) as [string];
+    const [a] = lib().addItems([
+      { title: 'A', tags: [{ tag: 'one' }, { tag: 'two' }] },
+      { title: 'B', tags: [{ tag: 'two', type: 1 }] },
+    ]) as [string, string];
+    const before = snapshot();
+    const removed = await run(['tag', 'remove', 'one', a, '--yes']);
+    const renamed = await run(['tag', 'rename', 'two', 'deux']);
+    const retitled = await run(['collection', 'rename', c, 'After']);
+    const deleted = await run(['collection', 'delete', c, '--yes']);
+    expect([removed.code, renamed.code, retitled.code, deleted.code]).toEqual([0, 0, 0, 0]);
+    expect(lib().collections.has(c)).toBe(false);
+    // Newest first, as a person would take them back.
+    for (const done of [deleted, retitled, renamed, removed]) {
+      const undone = await run(['undo', done.meta.request_id, '--yes']);
+      expect(undone.code, JSON.stringify(undone.data)).toBe(0);
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('a created note and imported items go to the trash', async () => {
+    const [parent] = lib().addItems([{ title: 'Parent' }]) as [string];
+    const note = await run(['note', 'add', parent, 'A note to take back']);
+    const file = join(w.box.dir, 'refs.bib');
+    writeFileSync(file, '@article{one, title={Imported one}, author={Doe, Jane}, journal={J}, year={2001}}');
+    const imported = await run(['add', '--from-file', file]);
+    expect([note.code, imported.code]).toEqual([0, 0]);
+    const made = [...lib().items.values()].filter((i) => i.key !== parent).map((i) => i.key);
+    expect(made).toHaveLength(2);
+    for (const done of [note, imported]) {
+      const undone = await run(['undo', done.meta.request_id, '--yes']);
+      expect(undone.code).toBe(0);
+      expect((undone.data.trashed as string[]).length).toBe(1);
+    }
+    for (const key of made) expect(lib().items.get(key)?.deleted).toBe(true);
+    expect(lib().items.get(parent)?.deleted ?? false).toBe(false);
+  });
+
+  it('an undo addressed to another library is refused, nothing sent', async () => {
+    const [a] = lib().addItems([{ title: 'A' }]) as [string];
+    const added = await run(['tag', 'add', 'x', a]);
+    const mark = w.server.log.length;
+    const r = await run(['undo', added.meta.request_id, '--library-id', '10', '--yes']);
+    expect([r.code, r.error?.code]).toEqual([3, 'validation_error']);
+    expect(since(mark)).toEqual([]);
+    expect(lib().items.get(a)?.tags).toEqual([{ tag: 'x' }]);
+  });
+
   it('an edit between the undo’s read and its write: a conflict naming the field, the edit kept', async () => {
     const [a] = lib().addItems([{ title: 'A' }]) as [string];
     const added = await run(['tag', 'add', 'x', a]);

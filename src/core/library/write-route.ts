@@ -228,6 +228,18 @@ async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolea
     }
     return cloud(`Not on the desktop: ${held.why}; writes go to the Web API.`);
   }
+  if (held.lib.editable === false) {
+    const why = `${held.why}, but Zotero does not let this account edit it (a group where you may only read)`;
+    if (writes === 'desktop') {
+      return refuse(
+        new ZoteusError('permission_denied', `ZOTEUS_WRITES=desktop, and ${why}.`, {
+          ...(ref.source === 'argument' ? { field: 'library_id' } : {}),
+          hint: "Ask the group's owner for write access, or write to another library.",
+        }),
+      );
+    }
+    return cloud(`${why[0]?.toUpperCase()}${why.slice(1)}: writes go to the Web API.`);
+  }
   if (key === undefined) {
     const why = 'the desktop app can take writes (Zotero 10+), but no local API key is configured';
     if (writes === 'desktop' || deps.config.apiKey === undefined) {

@@ -468,3 +468,46 @@ describe('the local API rules', () => {
     expect(bare.headers.get('zotero-server-id')).toBe(writes.serverId);
   });
 });
+
+describe('a library the desktop holds read-only', () => {
+  it('whoami sends its writes to the cloud and says why; ZOTEUS_WRITES=desktop refuses with permission_denied', async () => {
+    const { startDesktopWorld, GROUP_ID } = await import('./router-world.js');
+    const { sampleLibrarySpec, SAMPLE_KEYS } = await import('../../support/zotero-sqlite/index.js');
+    const spec = sampleLibrarySpec();
+    const desk = await startDesktopWorld({
+      localApi: true,
+      spec: {
+        ...spec,
+        libraries: spec.libraries.map((l) => (l.type === 'group' ? { ...l, editable: false } : l)),
+      },
+    });
+    try {
+      const state = desk.server.serveLocalWrites();
+      state.keys.set(LOCAL_KEY, { remember: true, appName: 'Zoteus' });
+      const env = desk.env({ ZOTEUS_LOCAL_API_KEY: LOCAL_KEY });
+      const who = await zotAt(['whoami', '--json'], { env });
+      const libs = (
+        who.json().data as {
+          libraries: Array<{ library: string; writes?: { to: string | null; reason: string } }>;
+        }
+      ).libraries;
+      const group = libs.find((l) => l.library === `groups/${GROUP_ID}`);
+      expect(group?.writes?.to).toBe('cloud');
+      expect(group?.writes?.reason).toMatch(/does not let this account edit it/);
+      expect(libs[0]?.writes?.to).toBe('desktop');
+
+      desk.server.clearLog();
+      const r = await zotAt(
+        ['tag', 'add', 'x', SAMPLE_KEYS.group.items.groupArticle, '--library-id', String(GROUP_ID), '--json'],
+        { env: desk.env({ ZOTEUS_LOCAL_API_KEY: LOCAL_KEY, ZOTEUS_WRITES: 'desktop' }) },
+      );
+      expect(r.code).toBe(2);
+      expect((r.json() as { error: { code: string } }).error.code).toBe('permission_denied');
+      expect(
+        desk.server.log.filter((e) => e.method !== 'GET' && !(Array.isArray(e.body) && e.body.length === 0)),
+      ).toEqual([]);
+    } finally {
+      await desk.close();
+    }
+  });
+});

@@ -37,6 +37,8 @@ export interface DesktopLibrary {
   /** The database's own id (when read from zotero.sqlite). */
   libraryID?: number;
   name: string;
+  /** Whether Zotero lets this account edit it (zotero.sqlite's `libraries.editable`), when known. */
+  editable?: boolean;
 }
 
 export interface DesktopState {
@@ -204,6 +206,7 @@ export function desktop(deps: Deps): Promise<Desktop> {
             id: l.type === 'group' ? (l.groupID ?? 0) : (user ?? 0),
             libraryID: l.libraryID,
             name: l.name,
+            editable: l.editable,
           }));
         }
         if (!s.localApi.available) return [];

@@ -466,6 +466,19 @@ describe('the local API rules', () => {
     });
     expect(bare.status).toBe(428);
     expect(bare.headers.get('zotero-server-id')).toBe(writes.serverId);
+    // Zotero's server answers HTTP/1.0 and closes: the status line as it comes off the socket.
+    const { connect } = await import('node:net');
+    const target = new URL(localUrl);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(target.port), target.hostname, () => {
+        socket.write(`GET /api/users/0/items HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk) => (text += String(chunk)));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.0 200 OK');
   });
 });
 

@@ -316,15 +316,31 @@ function alreadyMerged(other: WebApiItem, master: WebApiItem, library: string): 
   );
 }
 
+/**
+ * The library as item URIs name it (`users/123`): the write's own prefix, except for the
+ * desktop's personal library, which its local API calls `users/0` while Zotero's URIs (and a
+ * preview's plan) carry the account's id; the read route knows it when the desktop does.
+ */
+async function uriLibrary(deps: Deps, input: MergeInput, prefix: string): Promise<string> {
+  if (prefix !== 'users/0') return prefix;
+  try {
+    const { route } = await openReader(deps, input);
+    return route.library;
+  } catch {
+    return prefix;
+  }
+}
+
 export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOutput> {
   checkMerge(input);
   if (input.apply !== true) return preview(deps, input);
   const { openWebLibrary } = await import('../library/web.js');
   const lib = await openWebLibrary(deps, input, { access: 'write' });
+  const uris = await uriLibrary(deps, input, lib.prefix);
   const call = lib.client.newCall();
   let plan: { id: string; expiresAt: string; body: PlanBody } | undefined;
   if (input.plan_id !== undefined) {
-    plan = loadPlan<PlanBody>(planDir(deps), MERGE_PLAN_KIND, lib.prefix, input.plan_id);
+    plan = loadPlan<PlanBody>(planDir(deps), MERGE_PLAN_KIND, uris, input.plan_id);
     const same =
       plan.body.master.key === input.master_key &&
       plan.body.others.map((o) => o.key).join(',') === [...new Set(input.item_keys)].join(',');
@@ -341,11 +357,11 @@ export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOu
   }
   const keys = [input.master_key, ...new Set(input.item_keys)];
   const read = await lib.client.getByKeys<WebApiItem>(lib.prefix, 'items', keys, { call });
-  const { master, others } = await candidates(deps, read.objects, input, lib.prefix);
+  const { master, others } = await candidates(deps, read.objects, input, uris);
   if (plan) {
     const changed: string[] = [];
     const planned = new Map([plan.body.master, ...plan.body.others].map((c) => [c.key, c.version] as const));
-    const merged = others.filter((o) => alreadyMerged(o, master, lib.prefix));
+    const merged = others.filter((o) => alreadyMerged(o, master, uris));
     for (const item of [master, ...others]) {
       const was = planned.get(item.key) as number;
       if (versionOf(item) === was) continue;
@@ -368,7 +384,7 @@ export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOu
   const fill = plan ? plan.body.fill : input.fill === true;
   const schema = localSchema(deps.config);
   const otherData = others.map((o) => ({ key: o.key, data: o.data as Data }));
-  const first = mergedMaster(master.data as Data, otherData, { fill, schema, library: lib.prefix });
+  const first = mergedMaster(master.data as Data, otherData, { fill, schema, library: uris });
 
   const children: MergeOutput['children'] = [];
   for (const other of others) {
@@ -382,7 +398,7 @@ export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOu
   const otherKeys = new Set(others.map((o) => o.key));
   const childKeys = new Set(children.map((c) => c.key));
   const relatedKeys = first.related.filter((k) => !childKeys.has(k));
-  const masterUri = itemUri(lib.prefix, master.key);
+  const masterUri = itemUri(uris, master.key);
   const order = [...children.map((c) => c.key), ...relatedKeys, master.key, ...otherKeys];
   const result = await applySetChange<Data>(lib.client, {
     library: lib.prefix,
@@ -392,7 +408,7 @@ export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOu
     apply: (data) => {
       const key = str(data.key);
       if (key === master.key) {
-        return mergedMaster(data, otherData, { fill, schema, library: lib.prefix }).next;
+        return mergedMaster(data, otherData, { fill, schema, library: uris }).next;
       }
       if (otherKeys.has(key)) return data.deleted ? null : { ...data, deleted: 1 };
       if (childKeys.has(key)) {
@@ -425,7 +441,7 @@ export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOu
     unchanged: result.unchanged,
     failed: result.failed,
     ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
-    backend: 'web',
-    library: lib.prefix,
+    backend: lib.side === 'desktop' ? ('localApi' as const) : ('web' as const),
+    library: uris,
   });
 }

@@ -100,7 +100,13 @@ async function zot(
   type Loose = any;
   return {
     code,
-    env: JSON.parse(stdout) as { ok: boolean | 'partial'; data: Loose; error: Loose; next?: string[] },
+    env: JSON.parse(stdout) as {
+      ok: boolean | 'partial';
+      data: Loose;
+      error: Loose;
+      next?: string[];
+      meta: Loose;
+    },
   };
 }
 
@@ -346,6 +352,31 @@ describe('zot merge: preview, then apply the plan', () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+describe('zot merge through the desktop’s local API (writes to the desktop)', () => {
+  it('the same merge lands on the desktop: nothing is sent to the cloud', async () => {
+    const LOCAL_KEY = 'L0calK3yAbCdEf1234567890abcdefgh';
+    const localUrl = w.world.server.serveLocalApi({ userID: 1, groups: [] });
+    const localWrites = w.world.server.serveLocalWrites();
+    localWrites.keys.set(LOCAL_KEY, { remember: true, appName: 'Zoteus' });
+    localWrites.answer = 'always';
+    const env = { ZOTERO_API_KEY: '', ZOTEUS_LOCAL_API_URL: localUrl, ZOTEUS_LOCAL_API_KEY: LOCAL_KEY };
+    w.world.server.clearLog();
+    const r = await zot(['merge', k.master, k.o2, '--apply', '--yes'], env);
+    expect(r.code).toBe(0);
+    expect(r.env.data).toMatchObject({
+      written_to: 'desktop',
+      backend: 'localApi',
+      merged: [{ status: 'trashed' }],
+    });
+    expect(w.world.server.log.filter((e) => !e.path.startsWith('/api'))).toEqual([]);
+    expect(item(k.o2).deleted).toBe(true);
+    expect(item(k.n2).parentItem).toBe(k.master);
+    expect((item(k.master).relations as Record<string, string>)['dc:replaces']).toMatch(
+      new RegExp(`^http://zotero\\.org/users/\\d+/items/${k.o2}$`),
+    );
   });
 });
 

@@ -210,6 +210,11 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * of a tool without it are listed by history as not undoable, with that reason.
    */
   undo?: UndoDeclaration;
+  /**
+   * Mutating tools whose dry run can say more from local state alone (the write journal): awaited
+   * after `plan`, its fields added to the plan. Offline: no credentials, no network.
+   */
+  planDetail?(input: z.infer<I>, deps: Deps): Promise<Plan>;
   /** Mutating tools: the planned change, computed without credentials or network. */
   plan?(input: z.infer<I>, deps: Pick<Deps, 'config' | 'env'>): Plan;
   /** One line for MCP `content` and the CLI's table header. */

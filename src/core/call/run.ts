@@ -103,6 +103,7 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
     if (library) would.library = library;
     would.args = input;
     Object.assign(would, tool.plan ? tool.plan(input as never, { config, env: request.deps.env }) : {});
+    if (tool.planDetail) Object.assign(would, await tool.planDetail(input as never, request.deps));
     return request.answer.dryRun(would);
   }
 

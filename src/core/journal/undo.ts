@@ -169,6 +169,46 @@ export function planUndo(entries: readonly EntryRecord[]): {
   return { plans, notUndoable };
 }
 
+/** At most this many objects are listed by a dry run; `more` counts the rest. */
+const PREVIEW_OBJECTS = 200;
+
+/**
+ * What undo would do, from the journal alone (a dry run: offline, so it cannot tell which
+ * objects changed since; the undo itself reads them and leaves those as conflicts).
+ */
+export async function previewUndo(deps: Deps, input: UndoInput): Promise<Record<string, unknown>> {
+  const path = journalPath(deps);
+  // A plan, not a refusal: the undo itself would answer not_found.
+  const unknown = { undoes: null, not_found: unknownRequest(input.request_id, path).message };
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(path)) return unknown;
+  const journal = (await import('./store.js')).openJournal(path);
+  try {
+    const request = journal.request(input.request_id);
+    if (!request || request.library === undefined) return unknown;
+    const { plans, notUndoable } = planUndo(journal.entries(request.requestId));
+    const objects = plans.slice(0, PREVIEW_OBJECTS).map((p) => ({
+      key: p.key,
+      kind: p.kind,
+      would: p.do,
+      ...(p.do === 'restore' ? { fields: differingFields(p.left, p.wanted) } : {}),
+    }));
+    return {
+      undoes: {
+        request_id: request.requestId,
+        tool: request.tool,
+        library: request.library,
+        time: new Date(request.createdAt).toISOString(),
+      },
+      objects,
+      ...(plans.length > PREVIEW_OBJECTS ? { more: plans.length - PREVIEW_OBJECTS } : {}),
+      not_undoable: notUndoable,
+    };
+  } finally {
+    journal.close();
+  }
+}
+
 function libraryArgsOf(prefix: string): LibraryArgs {
   const [type, id] = prefix.split('/');
   // The desktop names its user library users/0: the default user library, whichever side writes.

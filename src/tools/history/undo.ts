@@ -91,7 +91,7 @@ export default defineTool({
     return {
       request_id: input.request_id,
       would:
-        'restore every object the request changed to its journaled state; created items to the trash, created collections deleted; objects changed since left as conflicts',
+        'restore every object the request changed to its journaled state; created items to the trash, created collections deleted; objects changed since left as conflicts (a dry run reads only the journal: which objects changed since shows only when it runs)',
       requests: 'about 2 per 50 objects',
     };
   },
@@ -113,6 +113,10 @@ export default defineTool({
         unchanged: retry.unchanged.filter((key) => !wrote.has(key)),
       };
     },
+  },
+  async planDetail(input, deps) {
+    const { previewUndo } = await import('../../core/journal/undo.js');
+    return previewUndo(deps, input);
   },
   async confirmation(input) {
     return `undo the writes of request ${input.request_id}`;

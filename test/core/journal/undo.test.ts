@@ -137,6 +137,32 @@ describe('zot undo', () => {
     expect(snapshot()).toEqual(before);
   });
 
+  it('--dry-run lists what undo would do from the journal alone, offline and keyless', async () => {
+    const [a, b] = lib().addItems([{ title: 'A' }, { title: 'B' }]) as [string, string];
+    const added = await write(['tag', 'add', 'x', a, b]);
+    const mark = w.server.log.length;
+    const r = await zot(['undo', added.requestId, '--dry-run'], { ZOTERO_API_KEY: '' });
+    expect(r.code).toBe(0);
+    const would = (r.json().data as { would: Record<string, unknown> }).would;
+    expect(would).toMatchObject({
+      undoes: { request_id: added.requestId, tool: 'zotero_manage_tags', library: LIB },
+      objects: [
+        { key: a, kind: 'items', would: 'restore', fields: ['tags'] },
+        { key: b, kind: 'items', would: 'restore', fields: ['tags'] },
+      ],
+      not_undoable: [],
+    });
+    expect(w.server.log.length).toBe(mark);
+    expect(lib().items.get(a)?.tags).toEqual([{ tag: 'x' }]);
+    // An id the journal does not hold still plans: the undo itself would be not_found.
+    const unknown = await zot(['undo', 'nosuchreq000', '--dry-run'], { ZOTERO_API_KEY: '' });
+    expect(unknown.code).toBe(0);
+    expect((unknown.json().data as { would: Record<string, unknown> }).would).toMatchObject({
+      undoes: null,
+      not_found: expect.stringMatching(/^No write with request id 'nosuchreq000' is in the journal/),
+    });
+  });
+
   it('an unknown request id is not_found, exit 4, nothing sent', async () => {
     const mark = w.server.log.length;
     const r = await zot(['undo', 'abcdef123456', '--yes']);

@@ -13,7 +13,7 @@ import { nothingUsable, readKeyedEntries } from '../items/read/entries.js';
 import { localSchema } from '../items/schema.js';
 import { loadPlan, planDir, savePlan } from '../store/plans.js';
 import type { Deps } from '../tool.js';
-import { applySetChange, RefusedChange } from '../writes/index.js';
+import { applySetChange, createObjects, RefusedChange } from '../writes/index.js';
 import { failedEntry } from '../zotero/errors.js';
 import type { FailedEntry } from '../zotero/types.js';
 import { candidateOf, type Candidate, type CandidateReason } from './candidates.js';
@@ -28,6 +28,8 @@ const PAGE = 100;
 
 export interface UpdateStatusInput extends LibraryArgs, UpdateStatusScope {
   tag?: string | undefined;
+  /** Add a child note to each item updated, saying what changed and on what evidence. */
+  note?: boolean | undefined;
 }
 
 export interface StatusUpdate {
@@ -319,6 +321,14 @@ export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promis
     progress: (done, total) => deps.progress({ event: 'progress', phase: 'write', done, total }),
   });
   const succeeded = new Set(result.succeeded);
+  const noteFailures =
+    input.note === true
+      ? await addStatusNotes(
+          deps,
+          lib,
+          body.entries.filter((e) => succeeded.has(e.update.key)),
+        )
+      : [];
   const updates = body.entries
     .filter((e) => succeeded.has(e.update.key) || result.unchanged.includes(e.update.key))
     .map((e) => ({
@@ -335,9 +345,62 @@ export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promis
     unmatched: body.unmatched,
     succeeded: result.succeeded,
     unchanged: result.unchanged,
-    failed: [...failed, ...result.failed],
+    failed: [...failed, ...result.failed, ...noteFailures],
     sources: body.sources,
     ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
     ...(route.backend === 'web' ? route : { backend: 'web' as const, library: lib.prefix }),
   });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string,
+  );
+}
+
+/** The note an updated item gets: the evidence and every field's old value, so nothing is lost from sight. */
+export function statusNoteHtml(update: StatusUpdate): string {
+  const e = update.evidence;
+  const rows = [...update.changes, ...update.dropped]
+    .map(
+      (c) =>
+        `<li>${escapeHtml(c.field)}: ${escapeHtml(c.from || '(empty)')} → ${escapeHtml(c.to || '(removed)')}</li>`,
+    )
+    .join('');
+  return (
+    `<p>Updated to the published version: <a href="https://doi.org/${escapeHtml(e.doi)}">${escapeHtml(e.doi)}</a>` +
+    `${e.venue ? `, ${escapeHtml(e.venue)}` : ''}${e.year ? ` (${escapeHtml(e.year)})` : ''}. ` +
+    `Found through ${escapeHtml(e.source)} (${escapeHtml(e.relation)}), title similarity ${e.similarity}.</p>` +
+    `<ul>${rows}</ul>`
+  );
+}
+
+/**
+ * One child note per item written, created retry-safe (its key follows from the request's
+ * seed and the item's key, so a retry never adds a second); a note Zotero refused is a failed
+ * entry beside the item, which stays updated.
+ */
+async function addStatusNotes(
+  deps: Deps,
+  lib: { client: Parameters<typeof createObjects>[0]; prefix: string },
+  entries: PlanBody['entries'],
+): Promise<FailedEntry[]> {
+  if (entries.length === 0) return [];
+  const result = await createObjects(lib.client, {
+    library: lib.prefix,
+    kind: 'items',
+    objects: entries.map((e) => ({
+      itemType: 'note',
+      parentItem: e.update.key,
+      note: statusNoteHtml(e.update),
+    })),
+    labels: entries.map((e) => `status-note/${e.update.key}`),
+    ids: deps.writeIds,
+  });
+  return result.failed.map((f) => ({
+    ...f,
+    key: entries[f.index]?.update.key ?? f.key,
+    message: `The item was updated, but its note was not created: ${f.message}`,
+  }));
 }

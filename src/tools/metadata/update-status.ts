@@ -58,7 +58,7 @@ export default defineTool({
     'an arXiv id is kept as an "arXiv:" line in Extra). Without apply nothing is written: the preview returns planId (kept',
     'a day). apply: true with plan_id writes exactly that plan, and an item edited since the preview is a conflict in',
     'failed, untouched; apply: true without plan_id looks up and writes in one call. Writes go to the Zotero cloud',
-    'library (Web API) under each item’s version; tag adds a tag to each updated item. Re-running changes nothing.',
+    'library (Web API) under each item’s version; tag adds a tag and note a child note (the evidence, the old values) to each updated item. Re-running changes nothing.',
     'Items: item_keys, collection_key (its top-level items) or all: true. unmatched lists candidates without an',
     'accepted published version, and why.',
   ].join(' '),
@@ -99,6 +99,10 @@ export default defineTool({
         .optional()
         .describe('With apply: the plan id a preview returned, applied exactly (no new lookups).'),
       tag: z.string().min(1).max(255).optional().describe('Add this tag to each item updated.'),
+      note: z
+        .boolean()
+        .optional()
+        .describe('Add a child note to each item updated: the evidence and every field’s old value.'),
       ...libraryParams,
     })
     .strict(),

@@ -492,3 +492,46 @@ describe('zot update-status: the published article names its preprint', () => {
     ]);
   });
 });
+
+describe('zot update-status --note', () => {
+  it('adds one child note per item updated, with the evidence and the old values; a retry adds none', async () => {
+    const first = await zot([
+      'update-status',
+      keys.bio,
+      '--apply',
+      '--note',
+      '--yes',
+      '--idempotency-key',
+      'note-1',
+    ]);
+    expect(first.code).toBe(0);
+    const notes = () =>
+      [...w.world.server.library(LIB).items.values()].filter(
+        (i) => i.itemType === 'note' && i.parentItem === keys.bio,
+      ) as unknown as Array<{ note: string }>;
+    expect(notes()).toHaveLength(1);
+    expect(notes()[0]!.note).toBe(
+      '<p>Updated to the published version: <a href="https://doi.org/10.5555/pub.1">10.5555/pub.1</a>, Journal of Coasts (2021). ' +
+        'Found through crossref (is-preprint-of), title similarity 1.</p><ul>' +
+        '<li>itemType: preprint → journalArticle</li><li>publicationTitle: (empty) → Journal of Coasts</li>' +
+        '<li>volume: (empty) → 12</li><li>issue: (empty) → 3</li><li>pages: (empty) → 100-110</li>' +
+        '<li>date: 2020-01-01 → 2021-05-04</li><li>DOI: 10.1101/2020.01.01.111111 → 10.5555/pub.1</li>' +
+        '<li>url: https://www.biorxiv.org/content/10.1101/2020.01.01.111111v1 → https://doi.org/10.5555/pub.1</li>' +
+        '<li>repository: bioRxiv → (removed)</li></ul>',
+    );
+    // The same call again replays; a new call finds the item up to date and writes nothing.
+    const replay = await zot([
+      'update-status',
+      keys.bio,
+      '--apply',
+      '--note',
+      '--yes',
+      '--idempotency-key',
+      'note-1',
+    ]);
+    expect(replay.code).toBe(0);
+    const again = await zot(['update-status', keys.bio, '--apply', '--note', '--yes']);
+    expect(again.env.data.updates).toEqual([]);
+    expect(notes()).toHaveLength(1);
+  });
+});

@@ -136,6 +136,10 @@ export function planUndo(entries: readonly EntryRecord[]): {
   for (const list of groups.values()) {
     const first = list[0] as EntryRecord;
     const { kind, key } = first;
+    if (kind !== 'items' && kind !== 'collections') {
+      notUndoable.push({ key, reason: `undo restores items and collections, not ${kind}` });
+      continue;
+    }
     if (list.some((e) => e.op === 'other')) {
       notUndoable.push({
         key,

@@ -5,19 +5,9 @@
  * cached a day. It gives the abstract (rebuilt from its inverted index), the pages (biblio),
  * and the ISSNs and publisher of the work's source.
  */
-import { ZoteusError } from '../errors.js';
-import { metadataCache } from '../metadata/cache.js';
-import { openAlexSkipped } from '../metadata/openalex.js';
-import {
-  eachBatch,
-  obj,
-  paceOf,
-  parseObject,
-  serviceCall,
-  serviceClient,
-  serviceFailed,
-  str,
-} from '../metadata/service.js';
+import type { ZoteusError } from '../errors.js';
+import { openAlexLookup } from '../metadata/openalex.js';
+import { obj, str } from '../metadata/service.js';
 import type { Deps } from '../tool.js';
 
 export interface OpenAlexFill {
@@ -68,44 +58,11 @@ function isFill(value: unknown): value is OpenAlexFill {
 
 /** OpenAlex's fills of `dois` (one lookup per DOI not cached), or why it was not asked. */
 export async function openAlexFills(deps: Deps, dois: readonly string[]): Promise<OpenAlexFills> {
-  const skipped = openAlexSkipped(deps);
-  if (skipped) return { skipped };
-  const key = deps.config.metadata.openalexKey as string;
-  const fills = new Map<string, OpenAlexFill | null | ZoteusError>();
-  const cache = metadataCache(deps, 'openalex', isFill);
-  const missing = [...new Set(dois.map((d) => d.toLowerCase()))].filter((doi) => {
-    const cached = cache.get(`enrich:${doi}`);
-    if (cached !== undefined) fills.set(doi, cached);
-    return cached === undefined;
+  const found = await openAlexLookup(deps, dois, {
+    select: FIELDS,
+    read: fillOf,
+    valid: isFill,
+    cacheId: (doi) => `enrich:${doi}`,
   });
-  if (missing.length === 0) return { fills };
-  const client = await serviceClient(deps, 'openalex', [key]);
-  const call = serviceCall(deps);
-  const base = deps.config.metadata.openalex;
-  await eachBatch(missing, paceOf('openalex', deps).inFlight, async (doi) => {
-    const path = `${base}/works/doi:${doi.split('/').map(encodeURIComponent).join('/')}`;
-    try {
-      const answer = await client.request(call, {
-        url: `${path}?select=${FIELDS}&api_key=${encodeURIComponent(key)}`,
-        label: path,
-        headers: { Accept: 'application/json' },
-      });
-      let fill: OpenAlexFill | null;
-      if (answer.status === 404) fill = null;
-      else if (answer.status === 200) fill = fillOf(parseObject(client, answer.text));
-      else if (answer.status === 401 || answer.status === 403)
-        throw new ZoteusError(
-          'api_error',
-          `OpenAlex refused the request (HTTP ${answer.status}): the API key was not accepted, or requests came too fast.`,
-          { status: answer.status, hint: 'Check ZOTEUS_OPENALEX_API_KEY, then retry.' },
-        );
-      else throw serviceFailed(client.name, answer.status);
-      fills.set(doi, fill);
-      await cache.put(`enrich:${doi}`, fill);
-    } catch (error) {
-      if (!(error instanceof ZoteusError)) throw error;
-      fills.set(doi, error);
-    }
-  });
-  return { fills };
+  return found.skipped !== undefined ? { skipped: found.skipped } : { fills: found.values };
 }

@@ -56,7 +56,9 @@ export function metadataCache<T>(
       if (typeof stored !== 'object' || stored === null || stored.id !== id || typeof stored.at !== 'number')
         return undefined;
       const age = deps.clock.now() - stored.at;
-      if (age < 0 || age >= CACHE_TTL_MS) return undefined;
+      // A record from a little ahead of this clock (paced waits of another process's clock,
+      // a clock set back) is still today's; one more than a day ahead is not trusted.
+      if (age >= CACHE_TTL_MS || age <= -CACHE_TTL_MS) return undefined;
       if (stored.value === null) return null;
       return valid(stored.value) ? stored.value : undefined;
     },

@@ -99,24 +99,43 @@ export function openAlexSkipped(deps: Pick<Deps, 'config'>): string | undefined 
     : undefined;
 }
 
-/** The OpenAlex works of `dois`, one lookup per DOI not in the cache; or why none was asked. */
-export async function openAlexWorks(
+/** What one kind of OpenAlex lookup asks for and keeps (the works of a check, an enrichment's fills). */
+export interface OpenAlexLookup<T> {
+  /** The `select=` fields. */
+  select: string;
+  /** The record a work's JSON gives, or null when it gives none. */
+  read(work: Record<string, unknown>): T | null;
+  /** Whether a cached value still has the shape `read` returns. */
+  valid(value: unknown): value is T;
+  /** The cache id of a DOI's record (lookups with other fields keep their own). */
+  cacheId(doi: string): string;
+}
+
+/**
+ * One OpenAlex singleton lookup per DOI not in the cache (lower-cased; 404 → null), with the
+ * API key, at OpenAlex's pace; a failed lookup fails only its DOI. Or why none was asked.
+ */
+export async function openAlexLookup<T>(
   deps: Deps,
   dois: readonly string[],
+  lookup: OpenAlexLookup<T>,
   options: { onProgress?: (done: number) => void } = {},
-): Promise<OpenAlexResults> {
+): Promise<
+  | { skipped: string; values?: undefined }
+  | { skipped?: undefined; values: Map<string, T | null | ZoteusError> }
+> {
   const skipped = openAlexSkipped(deps);
   if (skipped) return { skipped };
   const key = deps.config.metadata.openalexKey as string;
-  const works = new Map<string, OpenAlexWork | null | ZoteusError>();
-  const cache = metadataCache(deps, 'openalex', isWork);
+  const values = new Map<string, T | null | ZoteusError>();
+  const cache = metadataCache(deps, 'openalex', lookup.valid);
   const wanted = [...new Set(dois.map((d) => d.toLowerCase()))];
   const missing = wanted.filter((doi) => {
-    const cached = cache.get(doi);
-    if (cached !== undefined) works.set(doi, cached);
+    const cached = cache.get(lookup.cacheId(doi));
+    if (cached !== undefined) values.set(doi, cached);
     return cached === undefined;
   });
-  if (missing.length === 0) return { works };
+  if (missing.length === 0) return { values };
   const client = await serviceClient(deps, 'openalex', [key]);
   const call = serviceCall(deps);
   const base = deps.config.metadata.openalex;
@@ -125,13 +144,13 @@ export async function openAlexWorks(
     const path = `${base}/works/doi:${doi.split('/').map(encodeURIComponent).join('/')}`;
     try {
       const answer = await client.request(call, {
-        url: `${path}?select=${FIELDS}&api_key=${encodeURIComponent(key)}`,
+        url: `${path}?select=${lookup.select}&api_key=${encodeURIComponent(key)}`,
         label: path,
         headers: { Accept: 'application/json' },
       });
-      let work: OpenAlexWork | null;
-      if (answer.status === 404) work = null;
-      else if (answer.status === 200) work = toOpenAlexWork(parseObject(client, answer.text)) ?? null;
+      let value: T | null;
+      if (answer.status === 404) value = null;
+      else if (answer.status === 200) value = lookup.read(parseObject(client, answer.text));
       else if (answer.status === 401 || answer.status === 403)
         throw new ZoteusError(
           'api_error',
@@ -139,14 +158,29 @@ export async function openAlexWorks(
           { status: answer.status, hint: 'Check ZOTEUS_OPENALEX_API_KEY, then retry.' },
         );
       else throw serviceFailed(client.name, answer.status);
-      works.set(doi, work);
-      await cache.put(doi, work);
+      values.set(doi, value);
+      await cache.put(lookup.cacheId(doi), value);
     } catch (error) {
       if (!(error instanceof ZoteusError)) throw error;
-      works.set(doi, error);
+      values.set(doi, error);
     }
     done += 1;
     options.onProgress?.(done);
   });
-  return { works };
+  return { values };
+}
+
+/** The OpenAlex works of `dois`, one lookup per DOI not in the cache; or why none was asked. */
+export async function openAlexWorks(
+  deps: Deps,
+  dois: readonly string[],
+  options: { onProgress?: (done: number) => void } = {},
+): Promise<OpenAlexResults> {
+  const found = await openAlexLookup(
+    deps,
+    dois,
+    { select: FIELDS, read: (w) => toOpenAlexWork(w) ?? null, valid: isWork, cacheId: (doi) => doi },
+    options,
+  );
+  return found.skipped !== undefined ? { skipped: found.skipped } : { works: found.values };
 }

@@ -4,8 +4,8 @@
  * the same way (core/attachments/open-access.ts).
  */
 import * as z from 'zod';
-import { checkOpenAccessConfig, planOpenAccess } from '../../core/attachments/open-access.js';
-import { mergeAttachRetry, planAttach, retryAttachInput } from '../../core/attachments/upload.js';
+import { checkOpenAccessConfig, planOpenAccess } from '../../core/attachments/open-access-plan.js';
+import { mergeAttachRetry, planAttach, retryAttachInput } from '../../core/attachments/attach-plan.js';
 import { paramRef } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';

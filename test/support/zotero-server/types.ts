@@ -5,6 +5,7 @@
  */
 import type { DownloadStore } from './downloads.js';
 import type { FileStore } from './uploads.js';
+import type { LocalWritesConfig } from './local-writes.js';
 
 /** Mirrors `access` of `/keys/current`: a missing flag means no access. */
 export interface KeyAccess {
@@ -219,7 +220,7 @@ export interface ZoteroTestServer {
    * authorisation endpoint and its dialog (`answer`), keys, `Zotero-Server-ID`, HTTP/1.0.
    * Returns its live state, for tests to steer (answer, serverId) and look at (keys, used).
    */
-  serveLocalWrites(): import('./local-writes.js').LocalWritesConfig;
+  serveLocalWrites(): LocalWritesConfig;
   /** Zotero's "Allow other applications…" setting: while false, every `/api` request answers 403. */
   setLocalApiEnabled(enabled: boolean): void;
 }

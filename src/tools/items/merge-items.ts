@@ -24,7 +24,7 @@ export default defineTool({
     'item_keys, is a validation_error). Without apply nothing is written: the preview (any backend) lists every change',
     'and returns planId (kept a day). apply: true with plan_id writes exactly that plan, and an item changed since the',
     'preview makes the whole merge a conflict, nothing written; apply: true without plan_id merges the items as they',
-    'are. Writes go to the Zotero cloud library (Web API) under each item’s version: about 2 requests per 50 objects',
+    'are. Writes go to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) under each item’s version: about 2 requests per 50 objects',
     'written, one read of the items and one listing of each other item’s children. Re-running a merge changes nothing.',
   ].join(' '),
   tier: 'destructive',

@@ -184,6 +184,13 @@ const DIFFERENCES: Record<string, Difference[]> = {
       zot: 'Meitner, Lise. 1922. “β-Decay and the α Particle.” Zeitschrift Für Physik 9: 131–44.',
       pandoc: 'Meitner, Lise. 1922. “Β-Decay and the α Particle.” Zeitschrift Für Physik 9: 131–44.',
     },
+    // A presentation's meeting: Zotero maps it to CSL 1.0.2's event-title; the style reads the
+    // older `event`, which zot cite fills from it (citeproc-js 2.4.63 knows only `event`); pandoc
+    // 2.17 reads neither from event-title, so it drops "presented at the AGU Fall Meeting 2019".
+    {
+      zot: 'Presenter, Pia. 2019. “Sea Ice in a Warming World.” Keynote presented at the AGU Fall Meeting 2019, San Francisco, December 10.',
+      pandoc: 'Presenter, Pia. 2019. “Sea Ice in a Warming World.” Keynote, San Francisco, December 10.',
+    },
     // Title case of words after punctuation: citeproc-js leaves "{braces}", "~tildes", "^carets"
     // and "<tags>" and capitalises "A|b"; pandoc the other way round.
     {
@@ -205,6 +212,11 @@ const DIFFERENCES: Record<string, Difference[]> = {
     {
       zot: '[17] 王小明, 海平面上升与沿海城市. 北京: 科学出版社, 2018.',
       pandoc: '[17] 王小明., 海平面上升与沿海城市. 北京: 科学出版社, 2018.',
+    },
+    // The meeting again (see Chicago's presentation): pandoc drops "presented at the …".
+    {
+      zot: '[28] P. Presenter, “Sea ice in a warming world,” presented at the AGU Fall Meeting 2019, San Francisco, Dec. 10, 2019.',
+      pandoc: '[28] P. Presenter, “Sea ice in a warming world,” San Francisco, Dec. 10, 2019.',
     },
   ],
 };

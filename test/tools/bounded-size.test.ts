@@ -191,7 +191,7 @@ async function buildDesktop(dataDir: string): Promise<number> {
   return Date.now() - began;
 }
 
-function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string[] } {
+function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string[]; mergeable: string[] } {
   server.addUser({ userID: ALICE, username: 'alice' });
   server.addKey({
     key: KEY,
@@ -233,6 +233,8 @@ function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string
     })),
   );
   const deletable = lib.addItems(Array.from({ length: 100 }, (_, i) => ({ title: `Deletable ${i}` })));
+  // The merge's own: the deletion case removes the deletable items before it may run.
+  const mergeable = lib.addItems(Array.from({ length: 100 }, (_, i) => ({ title: `Mergeable ${i}` })));
   // Saved searches with many long conditions: a page of definitions is held to the bound.
   lib.addSearches(
     Array.from({ length: 150 }, (_, i) => ({
@@ -245,7 +247,7 @@ function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string
     })),
   );
   lib.addItems(
-    deletable.flatMap((key) =>
+    [...deletable, ...mergeable].flatMap((key) =>
       Array.from({ length: 12 }, (_, i) => ({
         itemType: 'note',
         parentItem: key,
@@ -253,7 +255,7 @@ function seedWeb(server: ZoteroTestServer): { items: string[]; deletable: string
       })),
     ),
   );
-  return { items, deletable };
+  return { items, deletable, mergeable };
 }
 
 interface Connection {
@@ -331,7 +333,7 @@ const BIBTEX = Array.from(
     `@article{entry${i},\n  title = {Imported ${i}: ${filler(80, i)}},\n  author = {Author, Ada and Writer, Bob},\n  journal = {Journal ${i % 7}},\n  year = {${1990 + (i % 30)}}\n}`,
 ).join('\n\n');
 
-function cases(web: { items: string[]; deletable: string[] }): Record<string, Case[]> {
+function cases(web: { items: string[]; deletable: string[]; mergeable: string[] }): Record<string, Case[]> {
   const missing = Array.from({ length: 20 }, (_, i) => keyOf('ZZZZ', i));
   const batch = [...web.items.slice(0, 480), ...missing];
   return {
@@ -622,7 +624,7 @@ function cases(web: { items: string[]; deletable: string[] }): Record<string, Ca
     zotero_merge_items: [
       {
         world: 'web',
-        args: { master_key: web.deletable[0], item_keys: web.deletable.slice(1) },
+        args: { master_key: web.mergeable[0], item_keys: web.mergeable.slice(1) },
         why: 'a preview merging 99 items with 1,188 children',
       },
     ],

@@ -65,7 +65,11 @@ export default defineTool({
         .max(40)
         .optional()
         .describe('Only writes from this date or time on (2026-05-01, or 2026-05-01T12:00:00Z).'),
-      tool: z.string().max(80).optional().describe('Only writes of this tool (zotero_manage_tags).'),
+      tool: z
+        .string()
+        .max(80)
+        .optional()
+        .describe('Only the writes of one tool, named as the tool field of a row names it.'),
       ...pagingParams({ rows: 'Requests', default: 20, max: 50 }),
     })
     .strict(),

@@ -1,5 +1,6 @@
 /** `zotero_undo` / `zot undo REQUEST_ID`: a journaled request's objects back to their recorded state. */
 import * as z from 'zod';
+import { onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { failedList, libraryVersion } from '../shared/output.js';
@@ -12,8 +13,8 @@ export default defineTool({
   title: 'Undo a write',
   summary: 'Undo a journaled write: its objects back to their recorded state; created items to the trash.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). Takes a request id (meta.request_id of a write, or zoteus/request_id',
-    'in an MCP result; zotero_history lists them) and restores every object that request changed to its state before,',
+    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). Takes the',
+    `request id of a write (${onlyOn('mcp', 'the _meta "zoteus/request_id" of its MCP result, or ')}the one its answer's meta carries; zotero_history lists them) and restores every object that request changed to its state before,`,
     'with versioned writes (about 2 requests per 50 objects): fields, tags, collections and the trash flag back as they',
     'were; items it created go to the trash; collections it created are deleted; objects it deleted permanently are',
     'created again from the journal (not their files, nor children deleted with them). An object that changed again since',
@@ -41,7 +42,9 @@ export default defineTool({
         .string()
         .min(1)
         .max(64)
-        .describe('The request id of the write to undo (meta.request_id; zotero_history lists them).'),
+        .describe(
+          'The request id of the write to undo, as its answer’s meta carries it (the history lists them).',
+        ),
       ...libraryParams,
     })
     .strict(),

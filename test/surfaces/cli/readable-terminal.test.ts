@@ -254,9 +254,10 @@ describe('zot whoami on the desktop’s data', () => {
     });
     const r = await at80(['whoami']);
     expect(lines(r.stdout)).toContain('library.id                     8675309');
-    expect(lines(r.stdout).slice(0, 2)).toEqual([
+    expect(lines(r.stdout).slice(0, 3)).toEqual([
       "Zoteus 0.2.0; default library: users/8675309 (the desktop app's personal",
-      'library); web API: not configured; desktop: zotero.sqlite.',
+      'library); web API: not configured; desktop: zotero.sqlite; writes go to the',
+      'cloud.',
     ]);
     expect(Math.max(...widths(r.stdout))).toBeLessThanOrEqual(80);
   });

@@ -54,7 +54,13 @@ export function sandbox(): { dir: string; env: Record<string, string>; cleanup()
     ZOTEUS_STYLES_URL: 'http://127.0.0.1:9/styles',
     ZOTEUS_LOCALES_URL: 'http://127.0.0.1:9/locales',
   };
-  return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // A background child (an index build, its code cache) may still write in the sandbox as it
+  // goes: rmSync retries on ENOTEMPTY/EBUSY instead of failing the test that started it.
+  return {
+    dir,
+    env,
+    cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+  };
 }
 
 function shellQuote(s: string): string {

@@ -265,6 +265,9 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
       if (options[name] === undefined) delete options[name];
     }
     const words = q.q?.trim() ?? '';
+    // Items named by key are read from zotero.sqlite directly: the index would answer the same
+    // rows, after loading its modules and checking that it is fresh (a `zot cite KEY` pays that).
+    if (words === '' && options.keys !== undefined) return sqlite.items(libraryID, options);
     const indexed = await withIndex((db) =>
       fromIndex(db, {
         ...options,

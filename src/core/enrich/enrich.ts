@@ -15,8 +15,8 @@
 import { toolRef } from '../call/refs.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
-import { answered, openReader, type Answered } from '../items/read/common.js';
-import { nothingUsable, readKeyedEntries } from '../items/read/entries.js';
+import type { Answered } from '../items/read/common.js';
+import { worksInScope } from '../items/read/entries.js';
 import { fitRows, ROWS_BUDGET } from '../items/read/bounds.js';
 import { jatsToText } from '../items/html.js';
 import { localSchema, type ItemSchema } from '../items/schema.js';
@@ -36,8 +36,6 @@ import { openAlexFills, type OpenAlexFill } from './openalex.js';
 import { judge, nearMiss, searchCrossref, type SearchEvidence, type SearchQuery } from './search.js';
 
 export const PLAN_KIND = 'enrich';
-const PAGE = 100;
-const NOT_ITEMS = ['note', 'attachment', 'annotation'];
 /** Keys listed in succeeded/unchanged at most (the counts stay exact in the summary). */
 const KEY_LIST_MAX = 1000;
 
@@ -156,43 +154,6 @@ function bounded(out: EnrichOutput): EnrichOutput {
   };
 }
 
-/** The items of the scope: the keys given (per-key failures), or the top-level items of a collection or library. */
-async function itemsInScope(
-  deps: Deps,
-  input: EnrichInput,
-): Promise<{ items: WebApiItem[]; failed: FailedEntry[]; route: Answered }> {
-  const { reader, route } = await openReader(deps, input);
-  if (input.item_keys?.length) {
-    const { items, failed } = await readKeyedEntries(reader, input.item_keys, route.library, (item) =>
-      NOT_ITEMS.includes(text(item.data.itemType))
-        ? `${item.key} is a ${text(item.data.itemType)}, which has no bibliographic fields to fill.`
-        : undefined,
-    );
-    if (items.length === 0 && failed.length > 0) throw await nothingUsable(deps, failed, route.library);
-    return { items, failed, route: answered(route) };
-  }
-  const items: WebApiItem[] = [];
-  for (let start = 0; ; start += PAGE) {
-    const page = await reader.items({
-      top: true,
-      sort: 'dateAdded',
-      direction: 'asc',
-      start,
-      limit: PAGE,
-      ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
-    });
-    items.push(...page.items.filter((i) => !NOT_ITEMS.includes(text(i.data.itemType))));
-    deps.progress({
-      event: 'progress',
-      phase: 'read',
-      done: start + page.items.length,
-      total: page.totalResults,
-    });
-    if (page.items.length < PAGE || start + page.items.length >= page.totalResults) break;
-  }
-  return { items, failed: [], route: answered(route) };
-}
-
 /** The item's empty fields among those asked: base name → the type's own name. */
 function emptyFields(
   schema: ItemSchema,
@@ -263,7 +224,11 @@ async function preview(
 ): Promise<{ body: PlanBody; failed: FailedEntry[]; route: Answered }> {
   const fields = enrichFields(input.fields);
   const schema = localSchema(deps.config);
-  const { items, failed, route } = await itemsInScope(deps, input);
+  const { items, failed, route } = await worksInScope(
+    deps,
+    input,
+    () => 'which has no bibliographic fields to fill.',
+  );
   const wanting: Wanting[] = [];
   for (const item of items) {
     const empty = emptyFields(schema, item.data, fields);

@@ -8,8 +8,8 @@
  */
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
-import { answered, openReader, type Answered } from '../items/read/common.js';
-import { nothingUsable, readKeyedEntries } from '../items/read/entries.js';
+import type { Answered } from '../items/read/common.js';
+import { worksInScope } from '../items/read/entries.js';
 import { localSchema } from '../items/schema.js';
 import { loadPlan, planDir, savePlan } from '../store/plans.js';
 import type { Deps } from '../tool.js';
@@ -24,7 +24,6 @@ import { fitRows, ROWS_BUDGET } from '../items/read/bounds.js';
 import { checkUpdateStatus, type UpdateStatusScope } from './check.js';
 
 export const PLAN_KIND = 'update-status';
-const PAGE = 100;
 
 export interface UpdateStatusInput extends LibraryArgs, UpdateStatusScope {
   tag?: string | undefined;
@@ -124,52 +123,13 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** The items of the scope: the keys given (per-key failures), or the top-level items of a collection or library. */
-async function itemsInScope(
-  deps: Deps,
-  input: UpdateStatusInput,
-): Promise<{ items: WebApiItem[]; failed: FailedEntry[]; route: Answered }> {
-  const { reader, route } = await openReader(deps, input);
-  if (input.item_keys?.length) {
-    const { items, failed } = await readKeyedEntries(reader, input.item_keys, route.library, (item) =>
-      ['note', 'attachment', 'annotation'].includes(text(item.data.itemType))
-        ? `${item.key} is a ${text(item.data.itemType)}, which has no published version.`
-        : undefined,
-    );
-    if (items.length === 0 && failed.length > 0) throw await nothingUsable(deps, failed, route.library);
-    return { items, failed, route: answered(route) };
-  }
-  const items: WebApiItem[] = [];
-  for (let start = 0; ; start += PAGE) {
-    const page = await reader.items({
-      top: true,
-      sort: 'dateAdded',
-      direction: 'asc',
-      start,
-      limit: PAGE,
-      ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
-    });
-    items.push(
-      ...page.items.filter((i) => !['note', 'attachment', 'annotation'].includes(text(i.data.itemType))),
-    );
-    deps.progress({
-      event: 'progress',
-      phase: 'read',
-      done: start + page.items.length,
-      total: page.totalResults,
-    });
-    if (page.items.length < PAGE || start + page.items.length >= page.totalResults) break;
-  }
-  return { items, failed: [], route: answered(route) };
-}
-
 /** The preview: candidates, their published versions, and the plan. */
 async function preview(
   deps: Deps,
   input: UpdateStatusInput,
 ): Promise<{ body: PlanBody; failed: FailedEntry[]; route: Answered }> {
   const schema = localSchema(deps.config);
-  const { items, failed, route } = await itemsInScope(deps, input);
+  const { items, failed, route } = await worksInScope(deps, input, () => 'which has no published version.');
   const candidates: Array<{ item: WebApiItem; candidate: Candidate }> = [];
   for (const item of items) {
     const candidate = candidateOf(item.data);

@@ -9,7 +9,15 @@ import { ZOTERO_KEY_RE } from '../common.js';
 import type { Deps } from '../../tool.js';
 import { failedEntry } from '../../zotero/errors.js';
 import type { FailedEntry } from '../../zotero/types.js';
-import { ItemsNotFound, missingMessage, withKeysElsewhere } from './common.js';
+import {
+  answered,
+  ItemsNotFound,
+  missingMessage,
+  openReader,
+  withKeysElsewhere,
+  type Answered,
+} from './common.js';
+import type { LibraryArgs } from '../../library/address.js';
 import { ZoteusError } from '../../errors.js';
 
 /**
@@ -84,3 +92,50 @@ export async function nothingUsable(
     },
   );
 }
+
+/** Item types that are parts of an item, not works: batches over works leave them out. */
+const PARTS = new Set(['note', 'attachment', 'annotation']);
+
+/**
+ * The works of a batch's scope: the keys given (a key naming nothing, or a note, attachment or
+ * annotation, is one entry of `failed`, worded by `partWhy`), or else the top-level items of a
+ * collection or of the whole library, oldest first, read a page at a time with progress.
+ */
+export async function worksInScope(
+  deps: Deps,
+  input: LibraryArgs & { item_keys?: readonly string[] | undefined; collection_key?: string | undefined },
+  partWhy: (itemType: string) => string,
+): Promise<{ items: WebApiItem[]; failed: FailedEntry[]; route: Answered }> {
+  const { reader, route } = await openReader(deps, input);
+  const typeOf = (item: WebApiItem) => (typeof item.data.itemType === 'string' ? item.data.itemType : '');
+  if (input.item_keys?.length) {
+    const { items, failed } = await readKeyedEntries(reader, input.item_keys, route.library, (item) =>
+      PARTS.has(typeOf(item)) ? `${item.key} is a ${typeOf(item)}, ${partWhy(typeOf(item))}` : undefined,
+    );
+    if (items.length === 0 && failed.length > 0) throw await nothingUsable(deps, failed, route.library);
+    return { items, failed, route: answered(route) };
+  }
+  const items: WebApiItem[] = [];
+  for (let start = 0; ; start += SCOPE_PAGE) {
+    const page = await reader.items({
+      top: true,
+      sort: 'dateAdded',
+      direction: 'asc',
+      start,
+      limit: SCOPE_PAGE,
+      ...(input.collection_key !== undefined ? { collectionKey: input.collection_key } : {}),
+    });
+    items.push(...page.items.filter((i) => !PARTS.has(typeOf(i))));
+    deps.progress({
+      event: 'progress',
+      phase: 'read',
+      done: start + page.items.length,
+      total: page.totalResults,
+    });
+    if (page.items.length < SCOPE_PAGE || start + page.items.length >= page.totalResults) break;
+  }
+  return { items, failed: [], route: answered(route) };
+}
+
+/** Items per page when a batch reads a collection or the whole library. */
+const SCOPE_PAGE = 100;

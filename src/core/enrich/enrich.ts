@@ -17,7 +17,7 @@ import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import type { Answered } from '../items/read/common.js';
 import { worksInScope } from '../items/read/entries.js';
-import { fitRows, ROWS_BUDGET } from '../items/read/bounds.js';
+import { fitPlanAnswer } from '../items/read/bounds.js';
 import { jatsToText } from '../items/html.js';
 import { localSchema, type ItemSchema } from '../items/schema.js';
 import { crossrefWorks, type CrossrefWork } from '../metadata/crossref.js';
@@ -36,8 +36,6 @@ import { openAlexFills, type OpenAlexFill } from './openalex.js';
 import { judge, nearMiss, searchCrossref, type SearchEvidence, type SearchQuery } from './search.js';
 
 export const PLAN_KIND = 'enrich';
-/** Keys listed in succeeded/unchanged at most (the counts stay exact in the summary). */
-const KEY_LIST_MAX = 1000;
 
 export interface EnrichInput extends LibraryArgs, EnrichScope {}
 
@@ -128,26 +126,31 @@ function text(value: unknown): string {
 
 /** The answer within the size bound (the plan holds every enrichment all the same). */
 function bounded(out: EnrichOutput): EnrichOutput {
-  const enrichments = fitRows(out.enrichments, Math.floor(ROWS_BUDGET * 0.6));
-  const unmatched = fitRows(
-    out.unmatched,
-    Math.floor(ROWS_BUDGET * 0.8) - JSON.stringify(enrichments.rows).length,
-  );
-  const failed = fitRows(out.failed, ROWS_BUDGET - JSON.stringify([enrichments.rows, unmatched.rows]).length);
-  const cut = enrichments.cut || unmatched.cut || failed.cut;
-  if (!cut && out.succeeded.length <= KEY_LIST_MAX && out.unchanged.length <= KEY_LIST_MAX) return out;
+  const fit = fitPlanAnswer({
+    rows: out.enrichments,
+    unmatched: out.unmatched,
+    failed: out.failed,
+    succeeded: out.succeeded,
+    unchanged: out.unchanged,
+  });
+  if (
+    !fit.totals &&
+    fit.succeeded.length === out.succeeded.length &&
+    fit.unchanged.length === out.unchanged.length
+  )
+    return out;
   return {
     ...out,
-    enrichments: enrichments.rows,
-    unmatched: unmatched.rows,
-    failed: failed.rows,
-    succeeded: out.succeeded.slice(0, KEY_LIST_MAX),
-    unchanged: out.unchanged.slice(0, KEY_LIST_MAX),
-    ...(cut
+    enrichments: fit.rows,
+    unmatched: fit.unmatched as EnrichOutput['unmatched'],
+    failed: fit.failed as EnrichOutput['failed'],
+    succeeded: fit.succeeded,
+    unchanged: fit.unchanged,
+    ...(fit.totals
       ? {
-          totalEnrichments: out.enrichments.length,
-          totalUnmatched: out.unmatched.length,
-          ...(failed.cut ? { totalFailed: out.failed.length } : {}),
+          totalEnrichments: fit.totals.rows,
+          totalUnmatched: fit.totals.unmatched,
+          ...(fit.totals.failed !== undefined ? { totalFailed: fit.totals.failed } : {}),
           truncated: true,
         }
       : {}),

@@ -20,7 +20,7 @@ import { candidateOf, type Candidate, type CandidateReason } from './candidates.
 import { droppedByType, statusChanges, type FieldChange } from './changes.js';
 import { findPublished, type Evidence, type SourceNote } from './published.js';
 import { TITLE_THRESHOLD } from './similarity.js';
-import { fitRows, ROWS_BUDGET } from '../items/read/bounds.js';
+import { fitPlanAnswer } from '../items/read/bounds.js';
 import { checkUpdateStatus, type UpdateStatusScope } from './check.js';
 
 export const PLAN_KIND = 'update-status';
@@ -76,34 +76,36 @@ export interface UpdateStatusOutput extends Answered {
   truncated?: boolean | undefined;
 }
 
-/** Keys listed in succeeded/unchanged at most (the counts stay exact in the summary). */
-const KEY_LIST_MAX = 1000;
-
 /**
  * The answer within the size bound: updates first (up to most of the rows budget), then the
  * unmatched; what does not fit is counted (the plan holds every update all the same).
  */
 function bounded(out: UpdateStatusOutput): UpdateStatusOutput {
-  const updates = fitRows(out.updates, Math.floor(ROWS_BUDGET * 0.6));
-  const unmatched = fitRows(
-    out.unmatched,
-    Math.floor(ROWS_BUDGET * 0.8) - JSON.stringify(updates.rows).length,
-  );
-  const failed = fitRows(out.failed, ROWS_BUDGET - JSON.stringify([updates.rows, unmatched.rows]).length);
-  const cut = updates.cut || unmatched.cut || failed.cut;
-  if (!cut && out.succeeded.length <= KEY_LIST_MAX && out.unchanged.length <= KEY_LIST_MAX) return out;
+  const fit = fitPlanAnswer({
+    rows: out.updates,
+    unmatched: out.unmatched,
+    failed: out.failed,
+    succeeded: out.succeeded,
+    unchanged: out.unchanged,
+  });
+  if (
+    !fit.totals &&
+    fit.succeeded.length === out.succeeded.length &&
+    fit.unchanged.length === out.unchanged.length
+  )
+    return out;
   return {
     ...out,
-    updates: updates.rows,
-    unmatched: unmatched.rows,
-    failed: failed.rows,
-    succeeded: out.succeeded.slice(0, KEY_LIST_MAX),
-    unchanged: out.unchanged.slice(0, KEY_LIST_MAX),
-    ...(cut
+    updates: fit.rows,
+    unmatched: fit.unmatched as UpdateStatusOutput['unmatched'],
+    failed: fit.failed as UpdateStatusOutput['failed'],
+    succeeded: fit.succeeded,
+    unchanged: fit.unchanged,
+    ...(fit.totals
       ? {
-          totalUpdates: out.updates.length,
-          totalUnmatched: out.unmatched.length,
-          ...(failed.cut ? { totalFailed: out.failed.length } : {}),
+          totalUpdates: fit.totals.rows,
+          totalUnmatched: fit.totals.unmatched,
+          ...(fit.totals.failed !== undefined ? { totalFailed: fit.totals.failed } : {}),
           truncated: true,
         }
       : {}),

@@ -151,3 +151,45 @@ function cutFields<T extends { key: string; data: Record<string, unknown> }>(
   }
   return { item: data ? { ...item, data } : item, cuts };
 }
+
+/** Keys a batch's answer lists in succeeded/unchanged at most (its counts stay exact elsewhere). */
+export const KEY_LIST_MAX = 1000;
+
+/** A previewed batch's answer (update-status, enrich): its rows, the misses, the failures, the keys. */
+export interface PlanAnswerLists<R> {
+  rows: R[];
+  unmatched: unknown[];
+  failed: unknown[];
+  succeeded: string[];
+  unchanged: string[];
+}
+
+/**
+ * The lists of a previewed batch's answer within the rows budget: its rows first (up to 60%),
+ * then the misses (up to 80% with the rows), then the failures; keys at most KEY_LIST_MAX. The
+ * totals, when a list was cut, say how many there are in all (the plan holds every row).
+ */
+export function fitPlanAnswer<R>(lists: PlanAnswerLists<R>): PlanAnswerLists<R> & {
+  totals?: { rows: number; unmatched: number; failed?: number };
+} {
+  const rows = fitRows(lists.rows, Math.floor(ROWS_BUDGET * 0.6));
+  const unmatched = fitRows(lists.unmatched, Math.floor(ROWS_BUDGET * 0.8) - jsonBytes(rows.rows));
+  const failed = fitRows(lists.failed, ROWS_BUDGET - jsonBytes([rows.rows, unmatched.rows]));
+  const cut = rows.cut || unmatched.cut || failed.cut;
+  return {
+    rows: rows.rows,
+    unmatched: unmatched.rows,
+    failed: failed.rows,
+    succeeded: lists.succeeded.slice(0, KEY_LIST_MAX),
+    unchanged: lists.unchanged.slice(0, KEY_LIST_MAX),
+    ...(cut
+      ? {
+          totals: {
+            rows: lists.rows.length,
+            unmatched: lists.unmatched.length,
+            ...(failed.cut ? { failed: lists.failed.length } : {}),
+          },
+        }
+      : {}),
+  };
+}

@@ -42,6 +42,8 @@ export interface WritePlan {
   error?: ZoteusError | undefined;
   /** The desktop's library, when the desktop takes the write. */
   local?: DesktopLibrary | undefined;
+  /** Why the desktop does not take it (sentences), when that is not only a missing local key. */
+  desktopWhy?: string | undefined;
 }
 
 const LOCAL_WRITES_SERVICE = 'zotero-local-writes';
@@ -154,13 +156,50 @@ export async function planWrites(
   if (deps.writeIds.side?.pinned === 'desktop' && plan.side !== 'desktop' && !options.probe) {
     return { ...plan, side: null, error: plan.error ?? sideChanged(plan.reason) };
   }
+  if (
+    options.probe &&
+    plan.side !== 'desktop' &&
+    mode(deps.config) !== 'desktop' &&
+    deps.config.apiKey === undefined
+  ) {
+    return nowhere(plan, deps);
+  }
   return plan;
+}
+
+/**
+ * What whoami says of a library no side can write: no Web API key, and the desktop cannot
+ * take it either (`plan.desktopWhy`), or takes it only once a person authorises Zoteus.
+ */
+function nowhere(plan: WritePlan, deps: Deps): WritePlan {
+  const noWebKey = 'no ZOTERO_API_KEY is set for the Web API';
+  const noLocalKey = deps.config.localApiKey === undefined;
+  let reason: string;
+  if (mode(deps.config) === 'cloud') {
+    reason = `Writes cannot go anywhere yet: ZOTEUS_WRITES=cloud sends them to the Web API, and no ZOTERO_API_KEY is set.`;
+  } else if (plan.desktopWhy === undefined) {
+    reason = `Writes cannot go anywhere yet: ${noWebKey}, and no local API key is configured for the desktop app, which takes writes (Zotero 10+) once a person authorises Zoteus. ${authoriseHint()}`;
+  } else {
+    reason = `Writes cannot go anywhere yet: ${noWebKey}, and the desktop app cannot take them. ${upperFirst(plan.desktopWhy)}${
+      noLocalKey ? ` Then it also needs a key. ${authoriseHint()}` : ''
+    }`;
+  }
+  return { library: plan.library, side: null, reason };
+}
+
+function upperFirst(text: string): string {
+  return `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
 }
 
 async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolean }): Promise<WritePlan> {
   const writes = mode(deps.config);
   const library = cloudName(ref);
-  const cloud = (reason: string): WritePlan => ({ library, side: 'cloud', reason });
+  const cloud = (reason: string, desktopWhy?: string): WritePlan => ({
+    library,
+    side: 'cloud',
+    reason,
+    ...(desktopWhy !== undefined ? { desktopWhy } : {}),
+  });
   const refuse = (error: ZoteusError, reason = error.message): WritePlan => ({
     library,
     side: null,
@@ -188,7 +227,10 @@ async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolea
         ),
       );
     }
-    return cloud('ZOTEUS_LOCAL=off: the desktop app is not used, so writes go to the Web API.');
+    return cloud(
+      'ZOTEUS_LOCAL=off: the desktop app is not used, so writes go to the Web API.',
+      'ZOTEUS_LOCAL=off turns the desktop app off.',
+    );
   }
   const key = deps.config.localApiKey;
   if (writes === 'auto' && key === undefined && !options.probe) {
@@ -208,7 +250,10 @@ async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolea
         ),
       );
     }
-    return cloud(`${probe.detail} Writes go to the Web API.`);
+    return cloud(
+      `${probe.detail} Writes go to the Web API.`,
+      `${probe.detail}${probe.hint ? ` ${probe.hint}` : ''}`,
+    );
   }
   // Which of the desktop's libraries this is (the router's rule for reads).
   const { desktopLibrary } = await import('./router.js');
@@ -226,7 +271,7 @@ async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolea
         ),
       );
     }
-    return cloud(`Not on the desktop: ${held.why}; writes go to the Web API.`);
+    return cloud(`Not on the desktop: ${held.why}; writes go to the Web API.`, `${held.why}.`);
   }
   if (held.lib.editable === false) {
     const why = `${held.why}, but Zotero does not let this account edit it (a group where you may only read)`;
@@ -238,7 +283,7 @@ async function chooseSide(deps: Deps, ref: LibraryRef, options: { probe?: boolea
         }),
       );
     }
-    return cloud(`${why[0]?.toUpperCase()}${why.slice(1)}: writes go to the Web API.`);
+    return cloud(`${why[0]?.toUpperCase()}${why.slice(1)}: writes go to the Web API.`, `${why}.`);
   }
   if (key === undefined) {
     const why = 'the desktop app can take writes (Zotero 10+), but no local API key is configured';

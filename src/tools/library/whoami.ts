@@ -236,9 +236,13 @@ export default defineTool({
         : out.backends.localApi.configured
           ? 'not found'
           : 'off';
-    const writesTo = out.libraries[0]?.writes?.to;
+    const writes = out.libraries[0]?.writes;
     return `Zoteus ${out.version}; default library: ${out.library.description}; web API: ${status}; desktop: ${desktop}${
-      writesTo ? `; writes go to the ${writesTo === 'desktop' ? 'desktop app' : 'cloud'}` : ''
+      writes?.to
+        ? `; writes go to the ${writes.to === 'desktop' ? 'desktop app' : 'cloud'}`
+        : writes
+          ? '; writes cannot go anywhere yet (writes.reason says why)'
+          : ''
     }${
       out.readOnly ? '; read-only mode' : ''
     }${out.librariesTotal !== undefined ? `; ${out.libraries.length} of ${out.librariesTotal} libraries listed` : ''}.`;

@@ -256,8 +256,8 @@ describe('zot whoami on the desktop’s data', () => {
     expect(lines(r.stdout)).toContain('library.id                     8675309');
     expect(lines(r.stdout).slice(0, 3)).toEqual([
       "Zoteus 0.2.0; default library: users/8675309 (the desktop app's personal",
-      'library); web API: not configured; desktop: zotero.sqlite; writes go to the',
-      'cloud.',
+      'library); web API: not configured; desktop: zotero.sqlite; writes cannot go',
+      'anywhere yet (writes.reason says why).',
     ]);
     expect(Math.max(...widths(r.stdout))).toBeLessThanOrEqual(80);
   });

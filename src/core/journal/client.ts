@@ -47,6 +47,7 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
           id: lost.id,
           status: 'done',
           afterVersion: object.version,
+          // A lost update read back may hold others' changes too: only what was sent is its own.
           after: lost.op === 'create' ? (object.data as Data) : null,
         });
         unknown.delete(at);
@@ -157,8 +158,10 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
         id: ids[s.index] as number,
         status: 'done',
         afterVersion: object?.version ?? written.libraryVersion,
+        // The object as the server answered it (it may have mapped fields): what undo compares to.
         after:
-          ops[s.index] === 'create' ? ((object?.data as Data | undefined) ?? objects[s.index] ?? null) : null,
+          (object?.data as Data | undefined) ??
+          (ops[s.index] === 'create' ? (objects[s.index] ?? null) : null),
       });
     }
     for (const u of written.unchanged) settlements.push({ id: ids[u.index] as number, status: 'unchanged' });
@@ -202,11 +205,105 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
     return written;
   };
 
+  /** Per library, the collections its last complete listing answered (a deletion's subtree). */
+  const listedCollections = new Map<string, ZoteroObject[]>();
+
+  const listAll = (async (path: string, options?: Parameters<ZoteroClient['listAll']>[1]) => {
+    const result = await client.listAll<ZoteroObject>(path, options);
+    const match = /^\/?((?:users|groups)\/\d+)\/(collections|items|searches)(\/top)?$/.exec(
+      path.split('?')[0] ?? '',
+    );
+    if (match) {
+      const [, library, kind] = match as unknown as [string, string, ObjectKind];
+      for (const object of result.objects)
+        if (object?.data && object.version !== undefined) remember(library, kind, object);
+      if (kind === 'collections' && !match[3] && result.complete && !options?.query) {
+        listedCollections.set(library, result.objects);
+      }
+    }
+    return result;
+  }) as ZoteroClient['listAll'];
+
+  /**
+   * What deleting collections changes beyond them (the server's cascade): every collection
+   * below them, deleted too, and every item in any of them (the trash included), which loses
+   * those memberships. Read first: the library's collection listing when a collection has
+   * subcollections (the deletion's own, when it listed them), then one listing of the members of
+   * each doomed collection (100 a page).
+   */
+  const collectionCascade = async (
+    library: string,
+    roots: readonly string[],
+    found: ReadonlyMap<string, ZoteroObject>,
+    call: CallContext | undefined,
+  ): Promise<{ below: ZoteroObject[]; members: NewEntry[] }> => {
+    const leaves = roots.every((key) => found.get(key)?.meta?.numCollections === 0);
+    let all: ZoteroObject[] = [];
+    if (!leaves) {
+      all =
+        listedCollections.get(library) ??
+        (await listAll(`/${library}/collections`, { call })).objects.filter((o) => o && o.data);
+    }
+    const children = new Map<string, ZoteroObject[]>();
+    for (const object of all) {
+      const parent = object.data?.parentCollection;
+      if (typeof parent !== 'string' || parent === '') continue;
+      const list = children.get(parent);
+      if (list) list.push(object);
+      else children.set(parent, [object]);
+    }
+    const doomed = new Set(roots);
+    const below: ZoteroObject[] = [];
+    for (let queue = [...roots]; queue.length > 0;) {
+      const next: string[] = [];
+      for (const at of queue) {
+        for (const child of children.get(at) ?? []) {
+          if (doomed.has(child.key)) continue;
+          doomed.add(child.key);
+          below.push(child);
+          next.push(child.key);
+        }
+      }
+      queue = next;
+    }
+    const members = new Map<string, ZoteroObject>();
+    for (const key of doomed) {
+      const listed = await client.listAll<ZoteroObject>(`/${library}/collections/${key}/items`, {
+        query: { includeTrashed: 1 },
+        call,
+      });
+      for (const object of listed.objects) {
+        if (!object?.data) continue;
+        remember(library, 'items', object);
+        members.set(object.key, object);
+      }
+    }
+    const entries: NewEntry[] = [];
+    for (const object of members.values()) {
+      const was = Array.isArray(object.data?.collections) ? (object.data.collections as unknown[]) : [];
+      const kept = was.filter((c) => !doomed.has(String(c)));
+      if (kept.length === was.length) continue;
+      entries.push({
+        library,
+        kind: 'items',
+        key: object.key,
+        op: 'update',
+        before: object as unknown as Data,
+        sent: { collections: kept },
+      });
+    }
+    return { below, members: entries };
+  };
+
   const deleteBatch: ZoteroClient['deleteBatch'] = async (library, kind, keys, options) => {
     const unique = [...new Set(keys)];
     const found = await before(library, kind, unique, new Map(), options?.call);
-    const ids = await recordAll(
-      unique.map((key) => {
+    const cascade =
+      kind === 'collections'
+        ? await collectionCascade(library, unique, found, options?.call)
+        : { below: [], members: [] };
+    const ids = await recordAll([
+      ...unique.map((key) => {
         const was = found.get(key);
         return {
           library,
@@ -217,18 +314,35 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
           sent: null,
         };
       }),
-    );
+      // What the server deletes and changes with them: settled as the deletion is.
+      ...cascade.below.map((object) => ({
+        library,
+        kind,
+        key: object.key,
+        op: 'delete' as const,
+        before: object as unknown as Data,
+        sent: null,
+      })),
+      ...cascade.members,
+    ]);
     const idOf = new Map(unique.map((key, i) => [key, ids[i] as number]));
+    const cascadeIds = ids.slice(unique.length);
     let result: Awaited<ReturnType<ZoteroClient['deleteBatch']>>;
     try {
       result = await client.deleteBatch(library, kind, keys, options);
     } catch (error) {
-      await settleThrown(ids, error, (i) => ({
+      // The cascade's entries are not read back one by one: a lost answer leaves them pending,
+      // and undo reads what is there.
+      const maybe = outcomeUnknown(toZoteusError(error));
+      await settleThrown(ids.slice(0, unique.length), error, (i) => ({
         key: unique[i] as string,
         op: 'update',
         sentAt: undefined,
         at: id(library, kind, unique[i] as string),
       }));
+      await journal.settle(
+        maybe ? [] : cascadeIds.map((entryId) => ({ id: entryId, status: 'failed' as const })),
+      );
       throw error;
     }
     const settlements: Settlement[] = [];
@@ -240,6 +354,17 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
       const entryId = idOf.get(f.key as string);
       if (entryId !== undefined) settlements.push({ id: entryId, status: 'failed' });
     }
+    // The cascade landed with the deletion (one request for all of it).
+    const landed = result.deleted.length > 0;
+    for (const entryId of cascadeIds) {
+      settlements.push(
+        landed
+          ? { id: entryId, status: 'done', afterVersion: result.libraryVersion }
+          : { id: entryId, status: 'failed' },
+      );
+    }
+    for (const object of cascade.below) seen.delete(id(library, kind, object.key));
+    for (const entry of cascade.members) seen.delete(id(library, 'items', entry.key));
     await journal.settle(settlements);
     return result;
   };
@@ -327,6 +452,6 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
     }
   }) as ZoteroClient['request'];
 
-  const wrapped: Partial<ZoteroClient> = { getByKeys, writeBatch, patch, deleteBatch, request };
+  const wrapped: Partial<ZoteroClient> = { getByKeys, listAll, writeBatch, patch, deleteBatch, request };
   return Object.assign(Object.create(client) as ZoteroClient, wrapped);
 }

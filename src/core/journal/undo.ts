@@ -5,8 +5,11 @@
  *
  * - an object the request updated (fields, tags, collections, the trash flag) gets its fields
  *   back as they were;
- * - an item it created goes to the trash; a collection it created is deleted;
- * - an object it deleted permanently is created again, under its key, from the JSON read before;
+ * - an item it created goes to the trash; a collection or saved search it created is deleted;
+ * - an object it deleted permanently is created again, under its key, from the JSON read before
+ *   (a collection's subcollections before the items whose memberships come back);
+ * - a file it uploaded is not restored: the attachment's file fields (md5, mtime) are left as
+ *   the upload made them, and are not taken for someone else's change;
  * - an object that changed again since (it is neither as the request left it nor as it was
  *   before) is not touched: a per-entry `conflict` naming the fields that differ;
  * - an object already as it was before is unchanged (a write that never landed, an undo done).
@@ -42,7 +45,7 @@ export interface UndoOutput {
   updated: string[];
   /** Of `updated`, the items the request created, now in the trash. */
   trashed: string[];
-  /** Collections the request created, now deleted. */
+  /** Collections and saved searches the request created, now deleted. */
   deleted: string[];
   /** Objects the request deleted permanently, created again (under their keys) from the journal. */
   created: string[];
@@ -97,10 +100,11 @@ function emptyLike(value: unknown): unknown {
   return '';
 }
 
-/** `current` with every field that differs from `wanted` set back to it. */
-function restoredData<D extends ObjectData>(current: D, wanted: ObjectData): D {
+/** `current` with every field that differs from `wanted` set back to it (but the `ignore`d ones). */
+function restoredData<D extends ObjectData>(current: D, wanted: ObjectData, ignore?: readonly string[]): D {
   const out: ObjectData = { ...current };
   for (const field of differingFields(current, wanted)) {
+    if (ignore?.includes(field)) continue;
     out[field] = field in wanted ? wanted[field] : emptyLike(current[field]);
   }
   return out as D;
@@ -112,11 +116,31 @@ function dataOf(object: Record<string, unknown> | null): ObjectData | undefined 
   return data !== null && typeof data === 'object' ? (data as ObjectData) : undefined;
 }
 
-type Plan =
+/**
+ * What a request's plan of one object says: `ignore` are fields the request changed on the
+ * server without sending them (a file upload's md5 and mtime), neither compared nor restored.
+ */
+type Plan = { ignore?: readonly string[] } & (
   | { do: 'restore'; kind: string; key: string; wanted: ObjectData; left: ObjectData }
   | { do: 'trash'; kind: string; key: string; left: ObjectData }
   | { do: 'delete'; kind: string; key: string; left: ObjectData }
-  | { do: 'recreate'; kind: string; key: string; wanted: ObjectData };
+  | { do: 'recreate'; kind: string; key: string; wanted: ObjectData }
+);
+
+/** The kinds undo restores, in the order deleted objects come back (parents before what they hold). */
+const KINDS = ['collections', 'searches', 'items'] as const;
+
+/** The fields an upload of an attachment's file sets on the attachment item. */
+const FILE_FIELDS: readonly string[] = ['md5', 'mtime'];
+
+/** `METHOD /users/1/items/KEY/file`: a file upload's requests, journaled as `other` entries. */
+const FILE_UPLOAD = /^[A-Z]+ \/?(?:users|groups)\/\d+\/items\/([A-Za-z0-9]+)\/file$/;
+
+/** The fields in which `a` and `b` differ, but the plan's ignored ones. */
+function differing(plan: Plan, a: ObjectData, b: ObjectData): string[] {
+  const fields = differingFields(a, b);
+  return plan.ignore ? fields.filter((f) => !plan.ignore?.includes(f)) : fields;
+}
 
 /** What undo does per object, from the request's entries (several per object after re-reads). */
 export function planUndo(entries: readonly EntryRecord[]): {
@@ -133,18 +157,25 @@ export function planUndo(entries: readonly EntryRecord[]): {
   }
   const plans: Plan[] = [];
   const notUndoable: Array<{ key: string; reason: string }> = [];
+  /** Items whose file the request uploaded: their file fields are the upload's. */
+  const uploaded = new Set<string>();
+  for (const e of entries) {
+    const upload = e.op === 'other' && LANDED.has(e.status) ? FILE_UPLOAD.exec(e.key) : null;
+    if (upload) uploaded.add(upload[1] as string);
+  }
   for (const list of groups.values()) {
     const first = list[0] as EntryRecord;
     const { kind, key } = first;
-    if (kind !== 'items' && kind !== 'collections') {
-      notUndoable.push({ key, reason: `undo restores items and collections, not ${kind}` });
+    if (!(KINDS as readonly string[]).includes(kind)) {
+      notUndoable.push({ key, reason: `undo restores items, collections and saved searches, not ${kind}` });
       continue;
     }
     if (list.some((e) => e.op === 'other')) {
       notUndoable.push({
         key,
-        reason:
-          'a change of many objects at once (a tag renamed or deleted across the library, a file upload) is not recorded per object',
+        reason: FILE_UPLOAD.test(key)
+          ? "a file's bytes, uploaded to Zotero's file storage: undo does not restore files"
+          : 'a change of many objects at once (a tag renamed or deleted across the library) is not recorded per object',
       });
       continue;
     }
@@ -154,7 +185,9 @@ export function planUndo(entries: readonly EntryRecord[]): {
       else notUndoable.push({ key, reason: 'it was deleted without its state being read first' });
       continue;
     }
-    // What the request left: the state before (or the created object), then each change sent.
+    // What the request left: the state before (or the created object), then each change: as
+    // the server answered it when it did (it may map fields, as on a change of item type),
+    // else as sent.
     let left: ObjectData | undefined;
     if (first.op === 'create') left = { ...(first.after ?? first.sent ?? {}) };
     else left = dataOf(first.before) ? { ...(dataOf(first.before) as ObjectData) } : undefined;
@@ -162,12 +195,18 @@ export function planUndo(entries: readonly EntryRecord[]): {
       notUndoable.push({ key, reason: 'its state before the change was not read' });
       continue;
     }
-    if (first.op === 'update') Object.assign(left, first.sent ?? {});
-    for (const e of list.slice(1)) Object.assign(left, e.sent ?? {});
+    for (const e of first.op === 'update' ? list : list.slice(1)) {
+      // A full object as Zotero answers it carries its key and version; anything less is not taken.
+      if (e.op === 'update' && e.after && 'key' in e.after && 'version' in e.after) left = { ...e.after };
+      else Object.assign(left, e.sent ?? {});
+    }
+    const ignore = kind === 'items' && uploaded.has(key) ? { ignore: FILE_FIELDS } : {};
     if (first.op === 'create') {
-      plans.push({ do: kind === 'items' ? 'trash' : 'delete', kind, key, left });
+      plans.push({ do: kind === 'items' ? 'trash' : 'delete', kind, key, left, ...ignore });
+    } else if (kind === 'searches') {
+      notUndoable.push({ key, reason: 'undo restores a saved search created or deleted, not one edited' });
     } else {
-      plans.push({ do: 'restore', kind, key, wanted: dataOf(first.before) as ObjectData, left });
+      plans.push({ do: 'restore', kind, key, wanted: dataOf(first.before) as ObjectData, left, ...ignore });
     }
   }
   return { plans, notUndoable };
@@ -292,16 +331,17 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
   };
   const conflict = (kind: string, key: string, fields: string[]): RefusedChange => {
     out.conflicts.push({ key, kind, fields });
-    const noun = kind === 'items' ? 'Item' : 'Collection';
+    const noun = kind === 'items' ? 'Item' : kind === 'searches' ? 'Saved search' : 'Collection';
     return new RefusedChange(
       `${noun} ${key} changed since request ${request.requestId} (${fields.join(', ')}); it was left as it is.`,
     );
   };
 
-  // 1. What the request deleted comes back first (collections before the items in them).
-  for (const kind of ['collections', 'items'] as const) {
-    const recreate = plans.filter(
-      (p): p is Extract<Plan, { do: 'recreate' }> => p.do === 'recreate' && p.kind === kind,
+  // 1. What the request deleted comes back first (collections before the items in them, a
+  // parent collection before its subcollections).
+  for (const kind of KINDS) {
+    const recreate = parentsFirst(
+      plans.filter((p): p is Extract<Plan, { do: 'recreate' }> => p.do === 'recreate' && p.kind === kind),
     );
     if (recreate.length === 0) continue;
     const present = await lib.client.getByKeys(
@@ -354,14 +394,14 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
         const plan = mine.get(String(data.key)) as Extract<Plan, { do: 'restore' | 'trash' }>;
         if (plan.do === 'trash') {
           if (data.deleted) return null;
-          const changed = differingFields(data, plan.left);
+          const changed = differing(plan, data, plan.left);
           if (changed.length > 0) throw conflict(kind, plan.key, changed);
           return { ...data, deleted: true };
         }
-        if (differingFields(data, plan.wanted).length === 0) return null;
-        const changed = differingFields(data, plan.left);
+        if (differing(plan, data, plan.wanted).length === 0) return null;
+        const changed = differing(plan, data, plan.left);
         if (changed.length > 0) throw conflict(kind, plan.key, changed);
-        return restoredData(data, plan.wanted);
+        return restoredData(data, plan.wanted, plan.ignore);
       },
     });
     noteVersion(result.libraryVersion);
@@ -372,16 +412,18 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
       out.failed.push({ ...f, index: indexOf.get(`${kind}/${f.key}`) ?? f.index });
   }
 
-  // 3. Collections the request created: deleted when unchanged since (after their items left).
-  const created = plans.filter((p): p is Extract<Plan, { do: 'delete' }> => p.do === 'delete');
-  if (created.length > 0) {
+  // 3. Collections and saved searches the request created: deleted when unchanged since (after
+  // their items left).
+  for (const kind of ['collections', 'searches'] as const) {
+    const created = plans.filter(
+      (p): p is Extract<Plan, { do: 'delete' }> => p.do === 'delete' && p.kind === kind,
+    );
+    if (created.length === 0) continue;
     const read = await lib.client.getByKeys<ZoteroObject>(
       library,
-      'collections',
+      kind,
       created.map((p) => p.key),
-      {
-        call,
-      },
+      { call },
     );
     noteVersion(read.libraryVersion);
     const gone: string[] = [];
@@ -391,30 +433,48 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
         out.unchanged.push(p.key);
         continue;
       }
-      const changed = differingFields(current.data as ObjectData, p.left);
+      const changed = differing(p, current.data as ObjectData, p.left);
       if (changed.length > 0) {
-        const refused = conflict('collections', p.key, changed);
+        const refused = conflict(kind, p.key, changed);
         out.failed.push(
-          failedEntry(indexOf.get(`collections/${p.key}`) ?? 0, p.key, 409, refused.message, 'conflict'),
+          failedEntry(indexOf.get(`${kind}/${p.key}`) ?? 0, p.key, 409, refused.message, 'conflict'),
         );
       } else gone.push(p.key);
     }
     if (gone.length > 0) {
       try {
-        const result = await lib.client.deleteBatch(library, 'collections', gone, {
+        const result = await lib.client.deleteBatch(library, kind, gone, {
           libraryVersion: read.libraryVersion,
           call,
         });
         noteVersion(result.libraryVersion);
         out.deleted.push(...result.deleted);
         for (const f of result.failed)
-          out.failed.push({ ...f, index: indexOf.get(`collections/${f.key}`) ?? f.index });
+          out.failed.push({ ...f, index: indexOf.get(`${kind}/${f.key}`) ?? f.index });
       } catch (error) {
         for (const key of gone)
-          out.failed.push(failedByError(indexOf.get(`collections/${key}`) ?? 0, key, error));
+          out.failed.push(failedByError(indexOf.get(`${kind}/${key}`) ?? 0, key, error));
       }
     }
   }
   out.failed.sort((a, b) => a.index - b.index);
+  return out;
+}
+
+/** Collections to create again, each after the parent it names when that comes back too. */
+function parentsFirst<P extends { key: string; wanted: ObjectData }>(plans: readonly P[]): P[] {
+  const byKey = new Map(plans.map((p) => [p.key, p]));
+  const out: P[] = [];
+  const placed = new Set<string>();
+  const place = (p: P, path: Set<string>): void => {
+    if (placed.has(p.key) || path.has(p.key)) return;
+    path.add(p.key);
+    const parent = p.wanted.parentCollection;
+    const first = typeof parent === 'string' ? byKey.get(parent) : undefined;
+    if (first) place(first, path);
+    placed.add(p.key);
+    out.push(p);
+  };
+  for (const p of plans) place(p, new Set());
   return out;
 }

@@ -229,7 +229,8 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
    * below them, deleted too, and every item in any of them (the trash included), which loses
    * those memberships. Read first: the library's collection listing when a collection has
    * subcollections (the deletion's own, when it listed them), then one listing of the members of
-   * each doomed collection (100 a page).
+   * each doomed collection that has any (100 a page, the trash included; a collection the server
+   * counts no items in is not listed, so a trashed item alone in one is not journaled).
    */
   const collectionCascade = async (
     library: string,
@@ -266,8 +267,13 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
       }
       queue = next;
     }
+    const numItems = new Map<string, unknown>([
+      ...roots.map((key) => [key, found.get(key)?.meta?.numItems] as const),
+      ...below.map((object) => [object.key, object.meta?.numItems] as const),
+    ]);
     const members = new Map<string, ZoteroObject>();
     for (const key of doomed) {
+      if (numItems.get(key) === 0) continue;
       const listed = await client.listAll<ZoteroObject>(`/${library}/collections/${key}/items`, {
         query: { includeTrashed: 1 },
         call,

@@ -377,9 +377,9 @@ export default defineTool({
   since: '0.1.0',
   undo: {
     restores:
-      "memberships added or removed; a collection's name and parent; a created collection (deleted, if unchanged since); a deleted collection itself (created again under its key)",
+      "memberships added or removed; a collection's name and parent; a created collection (deleted, if unchanged since); a deleted collection with its subcollections (under their keys) and the memberships its deletion dropped",
     cannot:
-      "a deleted collection's subcollections and the memberships its deletion dropped: they were not read before the deletion",
+      'the membership of an item in the trash in a deleted collection the server counted no items in (not read first)',
   },
   cli: commands,
   input,

@@ -148,6 +148,23 @@ export interface TextDocument {
   document: string;
 }
 
+/** The groups of tools an MCP server can be limited to (`ZOTEUS_TOOLSETS`, `zot mcp --toolsets`). */
+export const TOOLSETS = [
+  'library',
+  'collections',
+  'items',
+  'notes',
+  'tags',
+  'fulltext',
+  'search',
+  'citations',
+  'files',
+  'metadata',
+  'history',
+  'evidence',
+] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
 export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
@@ -171,6 +188,15 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   needsKey?: boolean | ((input: z.infer<I>) => boolean);
   since: string;
   deprecated?: boolean;
+  /**
+   * Specified to the letter by the user's seeds (seeds/000–002): `tools/list` publishes its
+   * output-field texts as the seed words them, where other tools publish the answer's shape only.
+   */
+  seed?: boolean;
+  /** The group `ZOTEUS_TOOLSETS` selects it by (core/toolsets.ts). */
+  toolset: Toolset;
+  /** In the set an MCP server offers when no toolsets are chosen (the lean default). */
+  inDefaultSet?: boolean;
   /**
    * Whether this installation offers the tool (permanent deletion only with
    * ZOTEUS_ALLOW_DELETE=true). MCP lists only enabled tools; the CLI keeps the command so

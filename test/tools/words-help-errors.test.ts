@@ -90,24 +90,29 @@ describe('help in CLI words, descriptions that read on both surfaces', () => {
     expect(text).not.toContain('["volume=12"]');
   });
 
-  it('every command’s --library-type help says the configured default library, not "this server"', async () => {
+  it('every command’s --library-type help reads in CLI words, never "this server"', async () => {
     const withType = allCommands(buildTree(tools, undefined, groups)).filter((n) =>
       n.params.some((p) => p.name === 'library_type'),
     );
     expect(withType.length).toBeGreaterThan(20);
     for (const node of withType) {
       const text = await helpOf(node.path);
+      const seed = node.path[0] === 'collection';
       expect(text, node.path.join(' ')).toContain(
-        '--library-type <user|group> Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the configured default library. "group" on its own is refused: pass --library-id with it.',
+        seed
+          ? '--library-type <user|group> Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the configured default library. "group" on its own is refused: pass --library-id with it.'
+          : '--library-type <user|group> Kind of library --library-id names.',
       );
       expect(text, node.path.join(' ')).not.toContain('this server');
     }
-    const published = describeTool(tool('zotero_search_items')).inputSchema.properties as Record<
-      string,
-      { description?: string }
-    >;
-    expect(published.library_type?.description).toBe(
-      'Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the configured default library. "group" on its own is refused: pass library_id with it.',
+    const published = (name: string) =>
+      describeTool(tool(name)).inputSchema.properties as Record<string, { description?: string }>;
+    expect(published('zotero_search_items').library_type?.description).toBe(
+      'Kind of library library_id names.',
+    );
+    // The seed tools keep the seeds' words on MCP.
+    expect(published('zotero_list_collections').library_type?.description).toBe(
+      'Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the library this server is configured for. "group" on its own is refused: pass library_id with it.',
     );
   });
 });

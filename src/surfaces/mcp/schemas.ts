@@ -8,6 +8,7 @@ import { renderRefs } from '../../core/call/refs.js';
 import { mcpRefRenderer } from './refs.js';
 import type { Config } from '../../core/config.js';
 import { changesLibrary, type AnyTool } from '../../core/tool.js';
+import { outlineOutput, withoutDefaultBounds } from './outline.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -58,7 +59,7 @@ function withIdempotencyKey(tool: AnyTool, schema: Tool['inputSchema']): Tool['i
         minLength: 1,
         maxLength: 200,
         description:
-          'Optional. A key of your choosing for this request: calling again with the same key and arguments (after a lost connection or a retryable error) resumes or replays it instead of writing twice. Kept 24 hours.',
+          'Your key for this request: a retry with the same key and arguments replays or resumes it instead of writing twice (24 h).',
       },
     },
   };
@@ -82,20 +83,24 @@ function mcpWords<T>(value: T): T {
   return value;
 }
 
-/** The `tools/list` entry of one declaration. */
+/**
+ * The `tools/list` entry of one declaration, in the outline of outline.ts: the title once (the
+ * top-level `title`, which clients prefer to the annotation's), input schemas without zod's
+ * safe-integer bounds, output schemas as the shape of the answer.
+ */
 export function describeTool(tool: AnyTool): Tool {
+  const input = withoutDefaultBounds(mcpWords(jsonSchemaOf(tool.input, 'input'))) as Tool['inputSchema'];
   return {
     name: tool.name,
     title: tool.title,
     description: mcpWords(tool.description),
     // Closed: an unknown argument is refused, so the schema says so too.
-    inputSchema: withIdempotencyKey(tool, {
-      ...mcpWords(jsonSchemaOf(tool.input, 'input')),
-      additionalProperties: false,
-    }),
-    outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'],
+    inputSchema: withIdempotencyKey(tool, { ...input, additionalProperties: false }),
+    outputSchema: outlineOutput(mcpWords(jsonSchemaOf(tool.output, 'output')), {
+      rows: tool.rows,
+      described: tool.seed === true,
+    }) as Tool['outputSchema'],
     annotations: {
-      title: tool.title,
       readOnlyHint: tool.tier === 'read',
       destructiveHint: tool.tier === 'destructive',
       idempotentHint: tool.idempotent ?? tool.tier === 'read',

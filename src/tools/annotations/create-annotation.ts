@@ -24,6 +24,7 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.2.0',
+  toolset: 'files',
   undo: {
     restores: 'the created annotation goes to the trash',
   },

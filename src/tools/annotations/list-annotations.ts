@@ -32,6 +32,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'files',
   cli: [
     {
       path: ['annotation', 'list'],

@@ -80,6 +80,7 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.2.0',
+  toolset: 'files',
   undo: {
     restores:
       "a created attachment goes to the trash; an attachment's fields (title, filename, content type) as they were",

@@ -33,6 +33,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'files',
   cli: [{ path: ['attachment', 'audit'] }],
   input: z
     .object({

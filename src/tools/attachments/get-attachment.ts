@@ -59,6 +59,7 @@ export default defineTool({
   // The same file gives the same bytes; a repeated save rewrites them (overwrite) or is refused.
   idempotent: true,
   since: '0.2.0',
+  toolset: 'files',
   cli: [
     {
       path: ['attachment', 'list'],

@@ -76,6 +76,7 @@ export default defineTool({
   // The same manuscripts and library give the same answer and bytes; a repeated write is refused or overwrites.
   idempotent: true,
   since: '0.2.0',
+  toolset: 'citations',
   cli: [
     {
       path: ['bibcheck'],

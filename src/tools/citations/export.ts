@@ -45,6 +45,8 @@ export default defineTool({
   // The same items give the same bytes; a repeated save rewrites them (overwrite) or is refused.
   idempotent: true,
   since: '0.2.0',
+  toolset: 'citations',
+  inDefaultSet: true,
   cli: [
     {
       path: ['export'],

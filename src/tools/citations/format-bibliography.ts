@@ -55,6 +55,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'citations',
+  inDefaultSet: true,
   cli: [
     {
       path: ['cite'],

@@ -43,6 +43,7 @@ export default defineTool({
   tier: 'read',
   openWorld: false,
   since: '0.2.0',
+  toolset: 'citations',
   cli: [{ path: ['styles'], summary: 'List the citation styles available offline (--q TEXT finds one).' }],
   input: z
     .object({

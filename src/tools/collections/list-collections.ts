@@ -4,8 +4,14 @@
  */
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
-import { boundPage, collectionRow, listParams, pageFields, summarizePage } from './shared.js';
-import { libraryParams } from '../shared/params.js';
+import {
+  boundPage,
+  collectionRow,
+  listParams,
+  pageFields,
+  seedLibraryParams,
+  summarizePage,
+} from './shared.js';
 
 export default defineTool({
   name: 'zotero_list_collections',
@@ -27,6 +33,9 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'collections',
+  inDefaultSet: true,
+  seed: true,
   cli: [{ path: ['collection', 'list'] }],
   input: z
     .object({
@@ -40,7 +49,7 @@ export default defineTool({
         .describe(
           'Hierarchy order (default false): each collection right after its parent, siblings sorted by name, each row with its depth (0 at the top level); q, top and paging then apply to that order.',
         ),
-      ...libraryParams,
+      ...seedLibraryParams,
     })
     .strict(),
   output: z.object({

@@ -15,9 +15,16 @@ import {
 } from '../../core/library/collections/constants.js';
 import { defineTool, type CliCommand, type Plan, type Tier } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
-import { boundPage, collectionRow, listParams, pageFields, summarizePage } from './shared.js';
+import {
+  boundPage,
+  collectionRow,
+  listParams,
+  pageFields,
+  seedLibraryParams,
+  summarizePage,
+} from './shared.js';
 import { failedEntry } from '../shared/output.js';
-import { libraryParams, zoteroKey } from '../shared/params.js';
+import { zoteroKey } from '../shared/params.js';
 import { libraryFlags, quoteWord } from '../shared/text.js';
 
 type Targeted = 'collection_key' | 'name' | 'parent_collection' | 'item_keys';
@@ -87,7 +94,7 @@ const input = z
       .optional()
       .describe("Required to remove more items in one call than the server's bulk-write threshold."),
     ...listParams,
-    ...libraryParams,
+    ...seedLibraryParams,
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -375,6 +382,9 @@ export default defineTool({
       ? membershipBulk({ collection_key: i.collection_key, item_keys: i.item_keys ?? [] })
       : undefined,
   since: '0.1.0',
+  toolset: 'collections',
+  inDefaultSet: true,
+  seed: true,
   undo: {
     restores:
       "memberships added or removed; a collection's name and parent; a created collection (deleted, if unchanged since); a deleted collection with its subcollections (under their keys) and the memberships its deletion dropped",

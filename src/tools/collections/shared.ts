@@ -4,22 +4,49 @@
  * purpose: the declarations load for `zot --help`, the API code only when a handler runs.
  */
 import * as z from 'zod';
+import { onlyOn } from '../../core/call/refs.js';
 import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../core/library/collections/constants.js';
 import { count } from '../../core/words.js';
 import { nextStartField } from '../shared/output.js';
-import { pagingParams } from '../shared/params.js';
 import { continuation, counted } from '../shared/text.js';
 
-// Seeds 000 and 001 word them.
-const paging = pagingParams(
-  { rows: 'Collections', default: DEFAULT_LIMIT, max: MAX_LIMIT },
-  {
-    limit: `Collections to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`,
-    start:
+// Seeds 000 and 001 word them, and fix their schema: no `default` keyword, the default is in the text.
+const paging = {
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .optional()
+    .describe(`Collections to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`),
+  start: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
       'Zero-based offset into the listing, for paging (default 0). Page with start += limit while `totalResults` is larger.',
-  },
-);
+    ),
+};
+
+/** The addressing pair in the seeds' words (seeds 000 and 001); other tools say it shorter (params.ts). */
+export const seedLibraryParams = {
+  library_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Numeric id of the library to address, e.g. 5234875 for a group (zotero_groups lists the ids you can reach). Omit to use the configured default library; an id given without library_type is read as a group id.',
+    ),
+  library_type: z
+    .enum(['user', 'group'])
+    .optional()
+    .describe(
+      `Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use ${onlyOn('mcp', 'the library this server is configured for')}${onlyOn('cli', 'the configured default library')}. "group" on its own is refused: pass library_id with it.`,
+    ),
+};
 
 export const listParams = {
   q: z

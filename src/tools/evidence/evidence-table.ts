@@ -151,6 +151,9 @@ export default defineTool({
   writesFilesOnly: true,
   needsKey: false,
   since: '0.1.0',
+  toolset: 'evidence',
+  inDefaultSet: true,
+  seed: true,
   cli: [{ path: ['evidence-table'], files: { rows: 'json' }, flags: { save_path: 'save' } }],
   input: z
     .object({

@@ -40,6 +40,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'fulltext',
+  inDefaultSet: true,
   cli: [{ path: ['pdf'], args: ['item_key'] }],
   input: z
     .object({

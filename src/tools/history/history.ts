@@ -51,6 +51,7 @@ export default defineTool({
   tier: 'read',
   openWorld: false,
   since: '0.2.0',
+  toolset: 'history',
   cli: [
     {
       path: ['history'],

@@ -29,6 +29,7 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.2.0',
+  toolset: 'history',
   undo: { restores: 'the objects the undo changed, as the undone request had left them' },
   cli: [
     {

@@ -34,6 +34,7 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'items',
   undo: {
     restores: 'the created items go to the trash',
   },

@@ -58,6 +58,7 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'items',
   undo: {
     restores:
       'the deleted items themselves (fields, tags, collections, relations), created again from the journal under their keys',

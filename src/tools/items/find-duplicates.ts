@@ -62,6 +62,7 @@ export default defineTool({
   tier: 'read',
   openWorld: false,
   since: '0.2.0',
+  toolset: 'items',
   cli: [
     {
       path: ['duplicates'],

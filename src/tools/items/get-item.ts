@@ -96,6 +96,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'items',
+  inDefaultSet: true,
   cli: [{ path: ['read'], args: ['item_key'] }],
   input: z
     .object({

@@ -45,6 +45,7 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'items',
   undo: {
     restores: 'the imported items go to the trash',
   },

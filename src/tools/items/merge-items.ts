@@ -33,6 +33,7 @@ export default defineTool({
   idempotent: true,
   needsKey: (input) => input.apply === true,
   since: '0.2.0',
+  toolset: 'items',
   undo: {
     restores:
       "the master's fields, tags, collections and relations, each child's parent, the related items' relations, and the other items out of the trash",

@@ -115,6 +115,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'search',
+  inDefaultSet: true,
   cli: [
     {
       path: ['search'],

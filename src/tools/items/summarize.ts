@@ -55,6 +55,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'items',
+  inDefaultSet: true,
   cli: [
     {
       path: ['summarize'],

@@ -25,6 +25,7 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'items',
   undo: {
     restores: "each item's place in or out of the trash",
   },

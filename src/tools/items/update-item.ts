@@ -27,6 +27,7 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'items',
   undo: {
     restores: "the item's fields as they were",
   },

@@ -71,6 +71,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'library',
+  inDefaultSet: true,
   cli: [{ path: ['groups'] }],
   input: z
     .object({

@@ -55,6 +55,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'library',
   // `zot schema --zotero [ITEM_TYPE]` (the catalogue's spelling), also `zot item-types`.
   cli: [{ path: ['item-types'], args: ['item_type'], via: { path: ['schema'], flags: { zotero: '' } } }],
   input: z

@@ -21,6 +21,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'library',
   cli: [{ path: ['stats'] }],
   input: z.object({ ...libraryParams }).strict(),
   output: z.object({

@@ -48,6 +48,7 @@ export default defineTool({
   // Checked by the read itself, which says why a sync needs a key (core/library/changes.ts).
   needsKey: false,
   since: '0.2.0',
+  toolset: 'library',
   cli: [{ path: ['sync'] }],
   input: z
     .object({

@@ -176,6 +176,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'library',
+  inDefaultSet: true,
   cli: [{ path: ['whoami'] }],
   input: z.object({}).strict(),
   output: z.object({

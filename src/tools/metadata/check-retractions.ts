@@ -67,6 +67,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'metadata',
   cli: [
     {
       path: ['retractions'],

@@ -67,6 +67,7 @@ export default defineTool({
   idempotent: true,
   needsKey: (input) => input.apply === true,
   since: '0.2.0',
+  toolset: 'metadata',
   undo: {
     restores: "each item's fields as they were",
   },

@@ -68,6 +68,7 @@ export default defineTool({
   idempotent: true,
   needsKey: (input) => input.apply === true,
   since: '0.2.0',
+  toolset: 'metadata',
   undo: {
     restores: "each item's fields and type as they were",
   },

@@ -20,6 +20,7 @@ export default defineTool({
   openWorld: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'notes',
   undo: {
     restores: 'the created note goes to the trash',
   },

@@ -36,6 +36,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'notes',
+  inDefaultSet: true,
   cli: [
     {
       path: ['note'],

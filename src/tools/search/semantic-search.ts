@@ -113,6 +113,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'search',
+  inDefaultSet: true,
   cli: [
     {
       path: ['semantic-search'],

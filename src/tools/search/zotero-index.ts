@@ -82,6 +82,8 @@ export default defineTool({
   openWorld: true,
   idempotent: true,
   since: '0.2.0',
+  toolset: 'search',
+  inDefaultSet: true,
   cli: [
     {
       path: ['index', 'build'],

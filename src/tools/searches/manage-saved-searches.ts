@@ -136,6 +136,7 @@ export default defineTool({
   idempotent: false,
   needsKey: true,
   since: '0.2.0',
+  toolset: 'search',
   undo: {
     restores:
       'a created saved search is deleted (if unchanged since); a deleted one comes back under its key',

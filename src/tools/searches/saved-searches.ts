@@ -157,6 +157,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
+  toolset: 'search',
   cli: [
     {
       path: ['saved-search', 'list'],

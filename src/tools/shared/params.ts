@@ -1,6 +1,6 @@
 /** Input fields shared by many tools, described once so every tool says the same thing. */
 import * as z from 'zod';
-import { count } from '../../core/words.js';
+import { paramRef } from '../../core/call/refs.js';
 
 /** Zotero object keys: 8 characters, no 0, 1 or O. */
 export const ZOTERO_KEY_PATTERN = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
@@ -26,15 +26,8 @@ export const libraryParams = {
     .int()
     .positive()
     .optional()
-    .describe(
-      'Numeric id of the library to address, e.g. 5234875 for a group (zotero_groups lists the ids you can reach). Omit to use the configured default library; an id given without library_type is read as a group id.',
-    ),
-  library_type: z
-    .enum(['user', 'group'])
-    .optional()
-    .describe(
-      'Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the configured default library. "group" on its own is refused: pass library_id with it.',
-    ),
+    .describe(`Group id (a user id with ${paramRef('library_type')} "user"); omit for the default library.`),
+  library_type: z.enum(['user', 'group']).optional().describe('Kind of library library_id names.'),
 };
 
 export const itemKeys = (what: string) =>
@@ -61,25 +54,17 @@ export function offsetParam(description: string) {
 }
 
 /** `start`: where a page starts, from 0. */
-export function startParam(
-  description = 'Zero-based offset of the page (default 0): the nextStart of a previous answer.',
-) {
-  return offsetParam(description);
+export function startParam(description = "Offset of the page: a previous answer's nextStart.") {
+  return offsetParam(description).meta({ default: 0 });
 }
 
-/** `limit`: rows per page, with its default and its maximum in the description. */
+/**
+ * `limit`: rows per page; its default and maximum are in the schema (`default`, `maximum`), so
+ * the text says only what else bounds a page.
+ */
 export function limitParam(size: PageSize, description?: string) {
-  const note = size.note ? `; ${size.note}` : '';
-  return z
-    .number()
-    .int()
-    .min(1)
-    .max(size.max)
-    .optional()
-    .describe(
-      description ??
-        `${size.rows} per page (default ${count(size.default)}, at most ${count(size.max)}${note}).`,
-    );
+  const text = description ?? (size.note ? `${size.rows} per page; ${size.note}.` : `${size.rows} per page.`);
+  return z.number().int().min(1).max(size.max).optional().meta({ default: size.default }).describe(text);
 }
 
 /**

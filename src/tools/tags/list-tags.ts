@@ -37,6 +37,7 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'tags',
   cli: [
     { path: ['tag', 'list'], summary: 'List the tags of the library with item counts (--q TEXT finds one).' },
   ],

@@ -143,6 +143,7 @@ export default defineTool({
   idempotent: true,
   needsKey: true,
   since: '0.1.0',
+  toolset: 'tags',
   undo: {
     restores:
       'the tags of every item it changed, as they were: adding, removing and renaming rewrite each item, and a deletion across the library is journaled per item that had the tag',

@@ -112,6 +112,8 @@ export default defineTool({
   tier: 'read',
   openWorld: true,
   since: '0.1.0',
+  toolset: 'tags',
+  inDefaultSet: true,
   cli: [
     {
       path: ['tag', 'audit'],

@@ -14,7 +14,7 @@ import { defineTool, type AnyTool } from '../../../src/core/tool.js';
 import { connect } from './harness.js';
 import { FAKE_API_KEY, partialTool } from './fixtures.js';
 
-const base = { since: '0.1.0', cli: [], openWorld: true } as const;
+const base = { since: '0.1.0', toolset: 'library', cli: [], openWorld: true } as const;
 
 const listing = defineTool({
   ...base,

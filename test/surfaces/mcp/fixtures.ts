@@ -9,7 +9,7 @@ import { defineTool, type AnyTool } from '../../../src/core/tool.js';
 /** 24 characters, like a real Zotero key; never a real one. */
 export const FAKE_API_KEY = 'AbCdEfGhIjKlMnOpQrStUvWx';
 
-const base = { since: '0.1.0', cli: [], openWorld: true } as const;
+const base = { since: '0.1.0', toolset: 'library', cli: [], openWorld: true } as const;
 const done = z.object({ done: z.boolean() });
 
 export const writeTool = defineTool({

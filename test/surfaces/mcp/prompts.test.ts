@@ -37,6 +37,7 @@ const fake = (name: string): AnyTool =>
     tier: 'read',
     openWorld: true,
     since: '0.1.0',
+    toolset: 'library',
     cli: [],
     input: z.object({}).strict(),
     output: z.object({}),

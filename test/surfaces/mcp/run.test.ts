@@ -26,6 +26,7 @@ function slowTool(closed: string[]): AnyTool {
     tier: 'read',
     openWorld: false,
     since: '0.1.0',
+    toolset: 'library',
     cli: [],
     input: z.object({}).strict(),
     output: z.object({ ok: z.boolean() }),

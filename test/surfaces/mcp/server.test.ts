@@ -86,8 +86,8 @@ describe('tools/list', () => {
       expect(tool.inputSchema).not.toHaveProperty('$schema');
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.outputSchema).not.toHaveProperty('$schema');
+      // The title once: the top-level one, which clients prefer (no copy in the annotations).
       expect(tool.annotations).toEqual({
-        title: declared.title,
         readOnlyHint: declared.tier === 'read',
         destructiveHint: declared.tier === 'destructive',
         idempotentHint: declared.idempotent ?? declared.tier === 'read',

@@ -184,14 +184,12 @@ describe('input validation (MCP and CLI alike)', () => {
 describe('declarations', () => {
   it('tiers and annotations: the list tool reads; manage is destructive, its commands write or destroy', () => {
     expect(describeTool(list).annotations).toEqual({
-      title: 'List Zotero collections (read-only)',
       readOnlyHint: true,
       destructiveHint: false,
       idempotentHint: true,
       openWorldHint: true,
     });
     expect(describeTool(manage).annotations).toEqual({
-      title: 'Manage Zotero collections',
       readOnlyHint: false,
       destructiveHint: true,
       idempotentHint: false,

@@ -14,6 +14,17 @@
  * line. The same bytes as stored are `exists` with nothing sent; a `412` (another version stored
  * meanwhile) is re-read and reported, never overwritten; no item is created and, on a failure,
  * none is trashed: the previous version stays.
+ *
+ * When writes go to the desktop (write-route.ts), the same three calls go to Zotero 10's local
+ * API with its differences (`zotero/file-uploads.md`, "Local API"): authorization and
+ * registration are writes (the local key and `Zotero-Server-ID`, from the local write client);
+ * the bytes go raw as `application/octet-stream` to its upload receiver, with no Zotero
+ * headers; its `If-Match` / `If-None-Match: *` are checked against the hash of the file last
+ * synced with zotero.org, not the file on disk whose md5 its JSON reports, so `If-None-Match: *`
+ * comes first (an attachment never synced has no such hash) and `If-Match` with the md5 on disk
+ * second (one synced since); when neither holds (the file changed on disk since it last synced)
+ * nothing is sent and the conflict says so. A filename Zotero refuses there (`\`) and a file
+ * over 4 GiB are refused before anything is created. Nothing goes to the Web API.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -49,6 +60,9 @@ export {
   type AttachFileOutput,
   type FailedFile,
 } from './attach-plan.js';
+
+/** The largest file the desktop's local API takes (4 GiB). */
+const LOCAL_MAX_BYTES = 4 * 1024 ** 3;
 
 /** Files from this size on report their upload's progress. */
 export const PROGRESS_FROM_BYTES = 8 * 1024 * 1024;
@@ -156,9 +170,11 @@ export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<A
   const list = await sources(input);
   const client = await webClient(deps);
   const call = client.newCall();
-  // Uploads go to the Web API: the desktop's upload receiver is not written for yet.
-  const lib = await openWebLibrary(deps, input, { access: 'write', call, cloudOnly: true });
-  if (lib.ref.type === 'group') await checkGroupFileEditing(lib, call);
+  // The Web API's upload, or the desktop's local API (write-route.ts decides).
+  const lib = await openWebLibrary(deps, input, { access: 'write', call });
+  if (lib.side === 'desktop') checkLocalFiles(list);
+  // The desktop answers "File editing denied" itself, at the authorization.
+  else if (lib.ref.type === 'group') await checkGroupFileEditing(lib, call);
   const target = await readTarget(lib, input.parent_item, call);
   if (target.data.itemType === 'attachment') return attachNewVersion(deps, lib, input, target, list, call);
 
@@ -483,6 +499,26 @@ function stepError(error: unknown): StepError {
   return new StepError(err.status ?? 0, err.code, err.message);
 }
 
+/** What the desktop's local API refuses of a file, refused before anything is created. */
+function checkLocalFiles(list: readonly Source[]): void {
+  for (const s of list) {
+    if (/[/\\]/.test(s.filename) || s.filename === '.' || s.filename === '..') {
+      throw new ZoteusError(
+        'validation_error',
+        `The Zotero desktop app does not take a file named '${s.filename}' (a name with / or \\, or . or ..): nothing was attached.`,
+        { field: 'path', hint: 'Rename the file, then attach it again.' },
+      );
+    }
+    if (s.size > LOCAL_MAX_BYTES) {
+      throw new ZoteusError(
+        'validation_error',
+        `${s.file} has ${s.size} bytes; the Zotero desktop app takes files of at most 4 GiB (${LOCAL_MAX_BYTES} bytes): nothing was attached.`,
+        { field: 'path' },
+      );
+    }
+  }
+}
+
 /** A group lets members, only admins, or nobody edit files (`fileEditing` of its metadata). */
 async function checkGroupFileEditing(lib: WebLibrary, call: CallContext): Promise<void> {
   const answer = await lib.client.request<{ data?: Record<string, unknown> }>(
@@ -524,8 +560,10 @@ async function trash(
 ): Promise<boolean> {
   try {
     const version = object?.version ?? (await readItem(lib, key, call)).version;
+    // The local API's JSON has a boolean; the Web API writes 1 for items.
+    const deleted = lib.side === 'desktop' ? true : 1;
     try {
-      await lib.client.patch(lib.prefix, 'items', key, { deleted: 1 }, version, { call });
+      await lib.client.patch(lib.prefix, 'items', key, { deleted }, version, { call });
     } catch (error) {
       if (toZoteusError(error).status !== 412) throw error;
       // The upload steps moved the item on: trash it at its current version.
@@ -533,7 +571,7 @@ async function trash(
         lib.prefix,
         'items',
         key,
-        { deleted: 1 },
+        { deleted },
         (await readItem(lib, key, call)).version,
         { call },
       );
@@ -563,8 +601,11 @@ async function uploadOne(
 ): Promise<'uploaded' | 'exists'> {
   const path = `/${lib.prefix}/items/${key}/file`;
   const newVersion = replacing !== undefined;
+  const desktop = lib.side === 'desktop';
+  // The desktop checks against the synced hash, which a file never synced lacks: `*` first.
   let precondition: Record<string, string> =
-    typeof replacing === 'string' ? { 'If-Match': replacing } : { 'If-None-Match': '*' };
+    typeof replacing === 'string' && !desktop ? { 'If-Match': replacing } : { 'If-None-Match': '*' };
+  const tried = new Set<string>();
   const form = {
     md5: s.md5,
     filename: s.filename,
@@ -574,12 +615,30 @@ async function uploadOne(
   };
   let auth: UploadAuth | undefined;
   for (let attempt = 0; auth === undefined; attempt++) {
+    tried.add(JSON.stringify(precondition));
     try {
       auth =
         (await lib.client.request<UploadAuth>('POST', path, { form, headers: precondition, call })).data ??
         {};
     } catch (error) {
       const err = toZoteusError(error);
+      if (err.status === 412 && desktop) {
+        // Not the synced hash Zotero holds: the item says what is on disk now.
+        const stored = storedMd5(await readItem(lib, key, call));
+        if (stored === s.md5) return 'exists';
+        if (newVersion && stored !== (replacing ?? undefined)) {
+          throw versionConflict(key, s, replacing ?? undefined, stored, 'nothing was sent');
+        }
+        const next: Record<string, string> | undefined =
+          'If-None-Match' in precondition
+            ? stored
+              ? { 'If-Match': stored }
+              : undefined
+            : { 'If-None-Match': '*' };
+        if (next === undefined || tried.has(JSON.stringify(next))) throw unsynced(key, s, stored);
+        precondition = next;
+        continue;
+      }
       if (err.status === 412 && (newVersion || attempt === 0)) {
         // The file changed meanwhile (an earlier attempt, another client): read what is stored.
         const stored = storedMd5(await readItem(lib, key, call));
@@ -595,7 +654,7 @@ async function uploadOne(
   if (typeof auth.url !== 'string' || typeof auth.uploadKey !== 'string') {
     throw new StepError(0, 'api_error', `The upload authorization for ${s.file} gave no upload address.`);
   }
-  await sendToStorage(deps, auth, s, index, total);
+  await sendToStorage(deps, auth, s, index, total, desktop);
   try {
     await lib.client.request('POST', path, { form: { upload: auth.uploadKey }, headers: precondition, call });
   } catch (error) {
@@ -631,6 +690,18 @@ async function uploadOne(
     );
   }
   return 'uploaded';
+}
+
+/**
+ * The desktop refused both preconditions: the file it last synced with zotero.org is neither
+ * absent nor the file on disk, and its local API does not say which it is.
+ */
+function unsynced(key: string, s: Source, stored: string | undefined): StepError {
+  return new StepError(
+    412,
+    'conflict',
+    `The Zotero desktop app would not replace the file of attachment ${key} (HTTP 412): it checks a new file against the one it last synced with zotero.org, and that is not the file on disk now (${stored ? `md5 ${stored}` : 'no file'}), which is all its local API shows. No file was uploaded. Let Zotero sync this attachment's file, then attach ${s.file} again (or set ZOTEUS_WRITES=cloud to upload it through the Web API).`,
+  );
 }
 
 function storedMd5(item: ZoteroObject): string | undefined {
@@ -681,7 +752,14 @@ function authFailure(lib: WebLibrary, err: ZoteusError, s: Source): StepError {
 }
 
 /** POSTs prefix + file + suffix to the storage URL, streamed from disk, with no Zotero headers. */
-function sendToStorage(deps: Deps, auth: UploadAuth, s: Source, index: number, total: number): Promise<void> {
+function sendToStorage(
+  deps: Deps,
+  auth: UploadAuth,
+  s: Source,
+  index: number,
+  total: number,
+  desktop: boolean,
+): Promise<void> {
   const prefix = Buffer.from(typeof auth.prefix === 'string' ? auth.prefix : '');
   const suffix = Buffer.from(typeof auth.suffix === 'string' ? auth.suffix : '');
   const url = new URL(auth.url as string);
@@ -694,7 +772,9 @@ function sendToStorage(deps: Deps, auth: UploadAuth, s: Source, index: number, t
     const req = send(url, {
       method: 'POST',
       headers: {
-        'Content-Type': typeof auth.contentType === 'string' ? auth.contentType : 'application/octet-stream',
+        // The desktop's receiver takes raw bytes as octet-stream (text/plain would be decoded).
+        'Content-Type':
+          !desktop && typeof auth.contentType === 'string' ? auth.contentType : 'application/octet-stream',
         'Content-Length': String(length),
       },
       timeout: STORAGE_TIMEOUT_MS,

@@ -16,7 +16,7 @@ import { routeLocal, type LocalApiConfig } from './routes-local.js';
 import { createLocalWrites, routeLocalWrites, type LocalWritesConfig } from './local-writes.js';
 import { ServerState } from './state.js';
 import type { RequestLogEntry, StartOptions, ZoteroTestServer } from './types.js';
-import { STORAGE_PREFIX, Uploads } from './uploads.js';
+import { LOCAL_UPLOAD_PREFIX, STORAGE_PREFIX, Uploads } from './uploads.js';
 
 export { randomKey, isValidKey, KEY_CHARS } from './keys.js';
 export type * from './types.js';
@@ -69,7 +69,9 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     res.on('close', leave);
 
     const storage = url.pathname.startsWith(STORAGE_PREFIX);
-    const rawBody = storage ? '' : await readBody(req).catch(() => '');
+    // Upload bodies are bytes, read by their receivers (the storage host, the desktop's).
+    const rawBody =
+      storage || url.pathname.startsWith(LOCAL_UPLOAD_PREFIX) ? '' : await readBody(req).catch(() => '');
     const body = parseBody(rawBody);
     if (body !== undefined) entry.body = body;
     const ctx: Ctx = {
@@ -110,7 +112,7 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
       if (storage) downloads.capture(req);
       if (storage) return await uploads.receive(ctx, req, url.pathname.slice(STORAGE_PREFIX.length));
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
-        if (localWrites) routeLocalWrites(ctx, state, local, localWrites, faults.ignoringStart);
+        if (localWrites) await routeLocalWrites(ctx, state, local, localWrites, faults.ignoringStart);
         else routeLocal(ctx, state, local, faults.ignoringStart);
       } else await route(ctx, state, faults.ignoringStart, uploads, downloads);
     } catch (e) {

@@ -15,6 +15,9 @@
  * - A request whose `User-Agent` starts with `Mozilla/`, or with any `Origin`, is dropped
  *   without a reply unless it carries `Zotero-Allowed-Request`; `Host` must be loopback.
  * - Answers are HTTP/1.0, written to the socket and closed (as Zotero's own server does).
+ * - Attachment files (`files`, uploads.ts `LocalFiles`): `POST {lib}/items/{key}/file` is a
+ *   write (key, server id) checked against the synced hash; the upload receiver at
+ *   `/api/local/uploads/<uploadKey>` needs neither (a wrong server id still gets 412).
  */
 import { STATUS_CODES } from 'node:http';
 import { requestKey } from './auth.js';
@@ -23,6 +26,7 @@ import { randomKey } from './keys.js';
 import { routeLocal, type LocalApiConfig } from './routes-local.js';
 import { handleWrite, MAX_WRITE_OBJECTS } from './routes-write.js';
 import type { ServerState } from './state.js';
+import { LOCAL_UPLOAD_PREFIX, LocalFiles } from './uploads.js';
 
 export type AuthorizeAnswer = 'allow' | 'always' | 'deny';
 
@@ -37,6 +41,8 @@ export interface LocalWritesConfig {
   prompts: number[];
   /** Keys used up (one-time keys after their first write), for tests to look at. */
   used: string[];
+  /** Attachment files on the desktop's disk, their synced hashes, and upload keys. */
+  files: LocalFiles;
 }
 
 export function newServerId(): string {
@@ -44,7 +50,14 @@ export function newServerId(): string {
 }
 
 export function createLocalWrites(): LocalWritesConfig {
-  return { serverId: newServerId(), keys: new Map(), answer: 'always', prompts: [], used: [] };
+  return {
+    serverId: newServerId(),
+    keys: new Map(),
+    answer: 'always',
+    prompts: [],
+    used: [],
+    files: new LocalFiles(),
+  };
 }
 
 const AUTHORIZE_PATH = '/api/local/authorize';
@@ -82,7 +95,7 @@ export function routeLocalWrites(
   local: LocalApiConfig | undefined,
   writes: LocalWritesConfig,
   ignoreStart: boolean,
-): void {
+): void | Promise<void> {
   const ua = ctx.headers['user-agent'] ?? '';
   if (
     (ctx.headers.origin !== undefined || ua.startsWith('Mozilla/')) &&
@@ -108,6 +121,10 @@ export function routeLocalWrites(
   const sentId = ctx.headers['zotero-server-id'];
   if (sentId !== undefined && sentId !== writes.serverId) {
     throw new HttpError(412, `Zotero-Server-ID '${sentId}' does not match this server`);
+  }
+  // The upload receiver: no key and no server id needed (its body is not read beforehand).
+  if (ctx.path.startsWith(LOCAL_UPLOAD_PREFIX)) {
+    return writes.files.receive(ctx, decodeURIComponent(ctx.path.slice(LOCAL_UPLOAD_PREFIX.length)));
   }
   if (!read && sentId === undefined) throw new HttpError(428, 'Zotero-Server-ID header is required');
   if (ctx.path === AUTHORIZE_PATH) return authorize(ctx, writes);
@@ -168,6 +185,10 @@ export function routeLocalWrites(
     }
   }
   const rest = segments.slice(2);
+  if (rest.length === 3 && rest[0] === 'items' && rest[2] === 'file') {
+    if (ctx.method !== 'POST') throw new HttpError(405, 'Method not allowed');
+    return writes.files.handleFile(ctx, state, lib, rest[1] as string, local.userID);
+  }
   const route = { ctx, state, lib, segments: rest, ignoreStart, unpaged: true };
   if (
     ctx.method === 'POST' &&

@@ -307,3 +307,260 @@ function checkFileEditing(ctx: Ctx, state: ServerState, lib: Library): void {
     throw new HttpError(403, 'File editing denied');
   }
 }
+
+/** Where the desktop's local API receives upload bodies (`/api/local/uploads/<uploadKey>`). */
+export const LOCAL_UPLOAD_PREFIX = '/api/local/uploads/';
+/** Local upload keys live in memory for an hour. */
+const LOCAL_UPLOAD_TTL_MS = 60 * 60 * 1000;
+const LOCAL_MAX_BYTES = 4 * 1024 ** 3;
+const LOCAL_FILE_MODES = new Set(['imported_file', 'imported_url']);
+
+/** A file in the desktop's `storage/<KEY>/` directory. */
+export interface DiskFile {
+  md5: string;
+  filename: string;
+  size: number;
+  /** The file's mtime on disk, in ms (local JSON reports this, not the mtime sent). */
+  mtime: number;
+}
+
+interface LocalPending {
+  lib: string;
+  itemKey: string;
+  md5: string;
+  filename: string;
+  contentType: string;
+  createdAt: number;
+  /** Set once the receiver took bytes with the authorised md5. */
+  received?: { size: number };
+}
+
+/**
+ * The desktop's side of attachment files, as Zotero 10's local API keeps it
+ * (`zotero/file-uploads.md`, "Local API"): files on disk (`disk`, whose md5 the item's JSON
+ * reports) and the hash of the file last synced with zotero.org (`synced`, what `If-Match` and
+ * `If-None-Match: *` are checked against). Upload keys live in memory for an hour.
+ *
+ * Modelled choices where Zotero's words leave room: `exists:1` and a registration both record
+ * the new md5 as the synced hash (so a repeated `If-None-Match: *` gets 412, as on the Web API).
+ */
+export class LocalFiles {
+  /** By `users/1/ITEMKEY`. */
+  readonly disk = new Map<string, DiskFile>();
+  /** The synced hash (`itemAttachments.storageHash`) by `users/1/ITEMKEY`. */
+  readonly synced = new Map<string, string>();
+  private readonly pending = new Map<string, LocalPending>();
+  /** Bodies the receiver took (bytes after decoding), for tests. */
+  received: Array<{ uploadKey: string; contentType: string; bytes: number }> = [];
+  now: () => number = Date.now;
+
+  /** A file already on disk for an attachment item; `synced`: it went through file sync. */
+  seedDiskFile(library: TestLibrary, itemKey: string, bytes: Buffer, o: { synced?: boolean } = {}): string {
+    const lib = library as Library;
+    const item = lib.items.get(itemKey);
+    if (!item) throw new Error(`No item ${itemKey} in ${lib.prefix}`);
+    const md5 = createHash('md5').update(bytes).digest('hex');
+    const filename = typeof item.filename === 'string' && item.filename ? item.filename : 'file';
+    this.putOnDisk(lib, itemKey, { md5, filename, size: bytes.length, mtime: this.now() }, false);
+    if (o.synced) this.synced.set(`${lib.prefix}/${itemKey}`, md5);
+    return md5;
+  }
+
+  /** `POST {lib}/items/{key}/file` after the key check: authorization or registration. */
+  handleFile(ctx: Ctx, state: ServerState, lib: Library, itemKey: string, userID: number): void {
+    const item = lib.items.get(itemKey);
+    if (!item) throw new HttpError(404, 'Not found');
+    if (item.itemType !== 'attachment') throw new HttpError(400, 'Item is not an attachment');
+    if (!LOCAL_FILE_MODES.has(String(item.linkMode))) {
+      throw new HttpError(400, `Cannot upload a file to a ${String(item.linkMode)} attachment`);
+    }
+    if (lib.type === 'group') {
+      const group = state.groups.get(lib.id);
+      const admin = group !== undefined && (group.owner === userID || group.admins.includes(userID));
+      const editing = group?.fileEditing ?? 'members';
+      if (editing === 'none' || (editing === 'admins' && !admin))
+        throw new HttpError(403, 'File editing denied');
+    }
+    // Params come from the form body only.
+    const form = new URLSearchParams(ctx.rawBody);
+    const uploadKey = form.get('upload');
+    if (uploadKey !== null) return this.register(ctx, lib, itemKey, uploadKey);
+    this.checkPrecondition(ctx, lib, itemKey);
+    this.authorize(ctx, lib, itemKey, form);
+  }
+
+  /** `If-Match` / `If-None-Match: *` against the synced hash, never the file on disk. */
+  private checkPrecondition(ctx: Ctx, lib: Library, itemKey: string): void {
+    const ifMatch = ctx.headers['if-match'];
+    const ifNoneMatch = ctx.headers['if-none-match'];
+    if (ifMatch === undefined && ifNoneMatch === undefined) {
+      throw new HttpError(428, 'If-Match/If-None-Match header not provided');
+    }
+    const synced = this.synced.get(`${lib.prefix}/${itemKey}`);
+    if (ifNoneMatch !== undefined) {
+      if (ifNoneMatch !== '*') throw new HttpError(400, 'Invalid If-None-Match value');
+      if (synced !== undefined) throw new HttpError(412, 'If-None-Match: * set but file exists');
+    }
+    if (ifMatch !== undefined && ifMatch !== synced) {
+      throw new HttpError(
+        412,
+        synced ? 'ETag does not match current version of file' : 'If-Match set but file does not exist',
+      );
+    }
+  }
+
+  private authorize(ctx: Ctx, lib: Library, itemKey: string, form: URLSearchParams): void {
+    const md5 = form.get('md5') ?? '';
+    const filename = form.get('filename') ?? '';
+    const filesize = form.get('filesize') ?? '';
+    const mtime = form.get('mtime') ?? '';
+    if (!/^[0-9a-f]{32}$/.test(md5)) throw new HttpError(400, 'Invalid md5');
+    if (!filename) throw new HttpError(400, 'Filename not provided');
+    if (/[/\\]/.test(filename) || filename === '.' || filename === '..')
+      throw new HttpError(400, 'Invalid filename');
+    if (!/^\d+$/.test(filesize)) throw new HttpError(400, 'Invalid filesize');
+    if (Number(filesize) > LOCAL_MAX_BYTES) throw new HttpError(400, 'File is too large');
+    // Milliseconds: a value in seconds is refused.
+    if (!/^\d+$/.test(mtime) || Number(mtime) < 1e10) throw new HttpError(400, 'Invalid mtime');
+    const where = `${lib.prefix}/${itemKey}`;
+    if (this.disk.get(where)?.md5 === md5) {
+      // The file on disk already has these bytes: Zotero records the hash and mtime.
+      this.synced.set(where, md5);
+      send(ctx, 200, { exists: 1 });
+      return;
+    }
+    const uploadKey = randomBytes(16).toString('hex');
+    this.pending.set(uploadKey, {
+      lib: lib.prefix,
+      itemKey,
+      md5,
+      filename,
+      contentType: form.get('contentType') ?? 'application/octet-stream',
+      createdAt: this.now(),
+    });
+    const host = ctx.headers.host ?? '127.0.0.1';
+    const answer: Record<string, unknown> = {
+      url: `http://${host}${LOCAL_UPLOAD_PREFIX}${uploadKey}`,
+      contentType: 'application/octet-stream',
+      prefix: '',
+      suffix: '',
+      uploadKey,
+    };
+    if (form.get('params') === '1') {
+      delete answer.prefix;
+      delete answer.suffix;
+      delete answer.contentType;
+      answer.params = { key: md5 };
+    }
+    send(ctx, 200, answer);
+  }
+
+  private register(ctx: Ctx, lib: Library, itemKey: string, uploadKey: string): void {
+    const up = this.live(uploadKey);
+    if (!up || up.lib !== lib.prefix || up.itemKey !== itemKey)
+      throw new HttpError(400, 'Upload key not found');
+    if (!up.received) throw new HttpError(400, 'File not yet uploaded');
+    try {
+      this.checkPrecondition(ctx, lib, itemKey);
+    } catch (error) {
+      // The recheck failed: the upload is discarded, the old file left alone.
+      if (error instanceof HttpError && error.status === 412) this.pending.delete(uploadKey);
+      throw error;
+    }
+    this.pending.delete(uploadKey);
+    const where = `${lib.prefix}/${itemKey}`;
+    // The stored file's mtime is the upload time, not the mtime sent.
+    this.putOnDisk(
+      lib,
+      itemKey,
+      { md5: up.md5, filename: up.filename, size: up.received.size, mtime: this.now() },
+      true,
+    );
+    this.synced.set(where, up.md5);
+    send(ctx, 204, undefined);
+  }
+
+  /** The file on disk, and the item's JSON (`md5`, `mtime`, `filename` from disk). */
+  private putOnDisk(lib: Library, itemKey: string, file: DiskFile, save: boolean): void {
+    this.disk.set(`${lib.prefix}/${itemKey}`, file);
+    const item = lib.items.get(itemKey);
+    if (!item) return;
+    item.md5 = file.md5;
+    item.mtime = file.mtime;
+    item.filename = file.filename;
+    if (save) {
+      lib.version++;
+      item.version = lib.version;
+      item.dateModified = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    }
+  }
+
+  private live(uploadKey: string): LocalPending | undefined {
+    const up = this.pending.get(uploadKey);
+    if (up && this.now() - up.createdAt > LOCAL_UPLOAD_TTL_MS) {
+      this.pending.delete(uploadKey);
+      return undefined;
+    }
+    return up;
+  }
+
+  /**
+   * `POST /api/local/uploads/<uploadKey>` (no key, no server id needed): the body raw
+   * (`application/octet-stream`) or a multipart `file` part, with `Content-Length`. Only the
+   * md5 is checked: `201`; a mismatch `400` and the key discarded; an unknown key `404`.
+   */
+  async receive(ctx: Ctx, uploadKey: string): Promise<void> {
+    const chunks: Buffer[] = [];
+    await new Promise<void>((resolve, reject) => {
+      ctx.req.on('data', (c: Buffer) => chunks.push(c));
+      ctx.req.on('end', resolve);
+      ctx.req.on('error', reject);
+    });
+    if (ctx.method !== 'POST') throw new HttpError(400, 'Endpoint does not support method');
+    const up = this.live(uploadKey);
+    if (!up) throw new HttpError(404, 'Upload key not found');
+    if (
+      /chunked/i.test(ctx.headers['transfer-encoding'] ?? '') ||
+      ctx.headers['content-length'] === undefined
+    ) {
+      throw new HttpError(400, 'Content-Length is required');
+    }
+    const type = (ctx.headers['content-type'] ?? '').toLowerCase();
+    let bytes: Buffer = Buffer.concat(chunks);
+    if (type.startsWith('multipart/form-data')) {
+      const part = multipartFile(bytes, type);
+      if (!part) throw new HttpError(400, "No 'file' part");
+      bytes = part;
+    } else if (type.startsWith('text/plain')) {
+      // Decoded as UTF-8: binary bytes do not survive.
+      bytes = Buffer.from(bytes.toString('utf8'), 'utf8');
+    } else if (type.startsWith('application/json') || type.startsWith('application/x-www-form-urlencoded')) {
+      throw new HttpError(400, `Invalid content type '${type}'`);
+    }
+    this.received.push({ uploadKey, contentType: type, bytes: bytes.length });
+    if (createHash('md5').update(bytes).digest('hex') !== up.md5) {
+      this.pending.delete(uploadKey);
+      throw new HttpError(400, 'File hash does not match');
+    }
+    up.received = { size: bytes.length };
+    send(ctx, 201, undefined);
+  }
+}
+
+/** The `file` part of a multipart body. */
+function multipartFile(body: Buffer, type: string): Buffer | undefined {
+  const boundary = /boundary=("?)([^";]+)\1/.exec(type)?.[2];
+  if (!boundary) return undefined;
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const next = body.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) return undefined;
+    const part = body.subarray(at + delimiter.length + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    if (split >= 0 && /name="file"/.test(part.subarray(0, split).toString('latin1')))
+      return part.subarray(split + 4);
+    at = next;
+  }
+  return undefined;
+}

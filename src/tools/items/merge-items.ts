@@ -26,6 +26,7 @@ export default defineTool({
     'preview makes the whole merge a conflict, nothing written; apply: true without plan_id merges the items as they',
     'are. Writes go to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) under each item’s version: about 2 requests per 50 objects',
     'written, one read of the items and one listing of each other item’s children. Re-running a merge changes nothing.',
+    'With a bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES), applying a merge of more items needs confirm: true.',
   ].join(' '),
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
@@ -69,6 +70,12 @@ export default defineTool({
         .optional()
         .describe(
           'With apply: the plan id a preview returned, applied exactly; an item changed since is a conflict.',
+        ),
+      confirm: z
+        .boolean()
+        .optional()
+        .describe(
+          'Required to apply a merge of more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
         ),
       ...libraryParams,
     })
@@ -155,6 +162,16 @@ export default defineTool({
         ]
       : [],
   check: (input) => checkMerge(input),
+  // The others go to the trash: an applied merge of more than the threshold needs confirm.
+  bulk: (input) => {
+    if (input.apply !== true) return undefined;
+    const count = new Set(input.item_keys).size;
+    return {
+      count,
+      what: `Merging ${plural(count, 'item')} into ${input.master_key} (they go to the trash)`,
+      verb: 'merge',
+    };
+  },
   confirmation: (input) =>
     Promise.resolve(
       `merge ${plural(new Set(input.item_keys).size, 'item')} (${input.item_keys.join(', ')}) into ${input.master_key}: their children, tags, collections and relations move to it and they go to the trash`,

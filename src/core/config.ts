@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZoteusError } from './errors.js';
+import { TOOLSETS, parseToolsets, type ToolsetChoice } from './toolsets.js';
 import { MIN_SECRET_RUN } from './redact.js';
 import {
   defaultZoteroDataDir,
@@ -58,6 +59,11 @@ export interface Config {
   /** Texts per embeddings request. */
   embeddingsBatch: number;
   readOnly: boolean;
+  /**
+   * Which tools an MCP server lists (ZOTEUS_TOOLSETS, toolsets.ts): `default` when unset.
+   * Optional so configs built by hand (tests) serve every tool.
+   */
+  toolsets?: ToolsetChoice;
   confirmBulkWrites: number;
   allowDelete: boolean;
   maxCollections: number;
@@ -183,6 +189,11 @@ export const ENV_VARS = [
     name: 'ZOTEUS_READ_ONLY',
     default: 'false',
     help: 'Expose and accept only tools that leave the library unchanged (reads, and those that only write local files).',
+  },
+  {
+    name: 'ZOTEUS_TOOLSETS',
+    default: 'default',
+    help: `Which tools an MCP server lists: a comma-separated list of default, all, ${TOOLSETS.join(', ')}.`,
   },
   {
     name: 'ZOTEUS_CONFIRM_BULK_WRITES',
@@ -640,6 +651,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
     indexAutoMinItems: parseInt10('ZOTEUS_INDEX_AUTO_MIN_ITEMS', env.ZOTEUS_INDEX_AUTO_MIN_ITEMS, 2000, 0),
     ...parseEmbeddings(env),
     readOnly: parseBool('ZOTEUS_READ_ONLY', env.ZOTEUS_READ_ONLY, false),
+    toolsets: parseToolsets('ZOTEUS_TOOLSETS', env.ZOTEUS_TOOLSETS),
     confirmBulkWrites: parseInt10('ZOTEUS_CONFIRM_BULK_WRITES', env.ZOTEUS_CONFIRM_BULK_WRITES, 0, 0),
     allowDelete: parseBool('ZOTEUS_ALLOW_DELETE', env.ZOTEUS_ALLOW_DELETE, false),
     maxCollections: parseInt10('ZOTEUS_MAX_COLLECTIONS', env.ZOTEUS_MAX_COLLECTIONS, 100_000, 1),

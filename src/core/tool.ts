@@ -3,6 +3,7 @@
  * generic loops over these declarations: the MCP tool, the CLI command, `zot schema`,
  * annotations, read-only mode, confirmation and `--dry-run` all derive from them.
  */
+import type { Toolset } from './toolsets.js';
 import type { z } from 'zod';
 import type { Config } from './config.js';
 import type { LibraryReader } from './library/port.js';
@@ -147,23 +148,6 @@ export type Plan = Record<string, unknown>;
 export interface TextDocument {
   document: string;
 }
-
-/** The groups of tools an MCP server can be limited to (`ZOTEUS_TOOLSETS`, `zot mcp --toolsets`). */
-export const TOOLSETS = [
-  'library',
-  'collections',
-  'items',
-  'notes',
-  'tags',
-  'fulltext',
-  'search',
-  'citations',
-  'files',
-  'metadata',
-  'history',
-  'evidence',
-] as const;
-export type Toolset = (typeof TOOLSETS)[number];
 
 export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;

@@ -228,7 +228,10 @@ async function dispatch(
     case 'mcp': {
       const { runMcp } = await import('../mcp/run.js');
       return runMcp({
-        env: options.env,
+        env:
+          typeof input.toolsets === 'string'
+            ? { ...options.env, ZOTEUS_TOOLSETS: input.toolsets }
+            : options.env,
         http: input.http === true,
         ...(input.port !== undefined ? { port: Number(input.port) } : {}),
         ...(typeof input.host === 'string' ? { host: input.host } : {}),

@@ -187,6 +187,11 @@ const BUILTINS: Array<
       opt('http', 'boolean', 'Serve Streamable HTTP instead of stdio.'),
       opt('port', 'integer', 'HTTP port (default 8765; 0 picks a free one).', { default: 8765 }),
       opt('host', 'string', 'HTTP host; loopback only (default 127.0.0.1).', { default: '127.0.0.1' }),
+      opt(
+        'toolsets',
+        'string',
+        'Which tools to list: comma-separated toolsets (default, all, library, collections, items, notes, tags, fulltext, search, citations, files, metadata, history, evidence); overrides ZOTEUS_TOOLSETS.',
+      ),
     ],
   },
 ];

@@ -8,6 +8,7 @@ import { renderRefs } from '../../core/call/refs.js';
 import { mcpRefRenderer } from './refs.js';
 import type { Config } from '../../core/config.js';
 import { changesLibrary, type AnyTool } from '../../core/tool.js';
+import { selectTools } from '../../core/toolsets.js';
 import { outlineOutput, withoutDefaultBounds } from './outline.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -109,12 +110,16 @@ export function describeTool(tool: AnyTool): Tool {
   };
 }
 
-/** The declarations a server exposes: only read tools in read-only mode, only enabled ones. */
+/**
+ * The declarations a server exposes: those of the chosen toolsets (toolsets.ts; every tool when
+ * the config names none, as configs built by hand do), then only read tools in read-only mode and
+ * only enabled ones.
+ */
 export function exposedTools(
   tools: readonly AnyTool[],
   config: Pick<Config, 'readOnly'> & Partial<Config>,
 ): AnyTool[] {
-  return tools.filter(
+  return selectTools(tools, config.toolsets ?? 'all').filter(
     (tool) =>
       (!config.readOnly || !changesLibrary(tool, tool.tier)) && (tool.enabled?.(config as Config) ?? true),
   );

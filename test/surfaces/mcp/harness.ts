@@ -30,6 +30,8 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
     ZOTEUS_LOC_URL: 'http://127.0.0.1:9/lcdb',
     ZOTEUS_STYLES_URL: 'http://127.0.0.1:9/styles',
     ZOTEUS_LOCALES_URL: 'http://127.0.0.1:9/locales',
+    // Every tool: the tests of a tool reach it whatever the lean default (toolsets.test.ts tests that).
+    ZOTEUS_TOOLSETS: 'all',
     ...extra,
   };
 }

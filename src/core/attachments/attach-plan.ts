@@ -9,7 +9,8 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { paramRef } from '../call/refs.js';
 import { ZoteusError, type ErrorCode } from '../errors.js';
-import type { LibraryArgs } from '../library/address.js';
+import type { Config } from '../config.js';
+import { resolveLibrary, type LibraryArgs } from '../library/address.js';
 import type { Deps } from '../tool.js';
 import { detectContentType } from './content-type.js';
 
@@ -21,6 +22,8 @@ export interface AttachFileInput extends LibraryArgs {
   content_base64?: string | undefined;
   filename?: string | undefined;
   title?: string | undefined;
+  /** Link each file where it is (a `linked_file` attachment) instead of uploading a copy. */
+  link?: boolean | undefined;
 }
 
 export interface AttachedFile {
@@ -31,8 +34,10 @@ export interface AttachedFile {
   contentType: string;
   size: number;
   md5: string;
-  /** `uploaded`: the bytes were sent; `exists`: the server already had them. */
-  upload: 'uploaded' | 'exists';
+  /** `uploaded`: the bytes were sent; `exists`: the server already had them; `linked`: none sent. */
+  upload: 'uploaded' | 'exists' | 'linked';
+  /** A linked file: the absolute path the attachment points at. */
+  path?: string;
   /** `new`: a new version of the attachment `key` (parent_item was that attachment). */
   version?: 'new';
   /** The md5 of the version this one replaced (a new version; absent when it had no file). */
@@ -110,6 +115,37 @@ export function checkAttachInput(deps: Pick<Deps, 'fileRoot'>, input: AttachFile
   }
 }
 
+/**
+ * Refusals of a link (`link: true`) before anything is read or sent: it needs files by path
+ * (no inline bytes), on this machine, and the user's own library (Zotero keeps linked files
+ * only there).
+ */
+export function checkLinkInput(
+  config: Pick<Config, 'libraryId' | 'libraryType' | 'apiKey'>,
+  input: AttachFileInput,
+): void {
+  if (!input.link) return;
+  if (input.content_base64 !== undefined || input.filename !== undefined) {
+    const field = input.content_base64 !== undefined ? 'content_base64' : 'filename';
+    throw new ZoteusError(
+      'validation_error',
+      `${paramRef('link', 'true')} links a file where it is on this computer, so it takes ${paramRef('path')}, not ${paramRef(field)}.`,
+      { field },
+    );
+  }
+  const ref = resolveLibrary(input, config);
+  if (ref.type === 'group') {
+    throw new ZoteusError(
+      'validation_error',
+      `Zotero keeps linked files only in your own library ("My Library"), so group ${ref.id} cannot hold a link to a file on this computer: nothing was attached.`,
+      {
+        field: ref.source === 'argument' ? 'library_id' : 'link',
+        hint: `Attach a copy to the group instead (without ${paramRef('link')}), or link the file under an item of your own library.`,
+      },
+    );
+  }
+}
+
 /** The dry-run plan: what each file is and where it would go, read from disk only (streamed). */
 export function planAttach(deps: Pick<Deps, 'fileRoot'>, input: AttachFileInput): Record<string, unknown> {
   checkAttachInput(deps, input);
@@ -150,6 +186,14 @@ export function planAttach(deps: Pick<Deps, 'fileRoot'>, input: AttachFileInput)
     }
   }
   const k = input.parent_item;
+  if (input.link) {
+    return {
+      parent_item: k,
+      link: true,
+      target: `${files.length === 1 ? 'A linked-file attachment' : `${files.length} linked-file attachments`} under ${k}, pointing at ${files.length === 1 ? 'the file' : 'each file'} where it is (its absolute path): nothing is uploaded, and Zotero opens the file from there.`,
+      files: files.map((f) => ({ ...f, path: resolve(f.file as string) })),
+    };
+  }
   return {
     parent_item: k,
     target:

@@ -5,7 +5,12 @@
  */
 import * as z from 'zod';
 import { checkOpenAccessConfig, planOpenAccess } from '../../core/attachments/open-access-plan.js';
-import { mergeAttachRetry, planAttach, retryAttachInput } from '../../core/attachments/attach-plan.js';
+import {
+  checkLinkInput,
+  mergeAttachRetry,
+  planAttach,
+  retryAttachInput,
+} from '../../core/attachments/attach-plan.js';
 import { paramRef } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
@@ -19,7 +24,10 @@ const attached = z.object({
   contentType: z.string().describe('Detected from the bytes, then the name.'),
   size: z.number().int().describe('Bytes.'),
   md5: z.string().describe('MD5 of the file, as the library now reports it.'),
-  upload: z.enum(['uploaded', 'exists']).describe('exists: the server already had these bytes.'),
+  upload: z
+    .enum(['uploaded', 'exists', 'linked'])
+    .describe('exists: the server already had these bytes; linked: a link to the file, nothing uploaded.'),
+  path: z.string().optional().describe('With link: the absolute path the attachment points at.'),
   version: z
     .enum(['new'])
     .optional()
@@ -75,6 +83,7 @@ export default defineTool({
     'item’s title or DOI, and attaches the first candidate that passes; openAccess says which source and URL, and',
     'why earlier candidates were refused. When none passes: not_found listing each candidate and why; nothing is',
     'created.',
+    'link: true with path: linked-file attachments pointing at each file where it is (no upload; your own library only).',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -125,6 +134,12 @@ export default defineTool({
         .describe(
           'Instead of path or content_base64: find an open-access PDF of the item’s DOI (Unpaywall, OpenAlex), check it and attach it.',
         ),
+      link: z
+        .boolean()
+        .optional()
+        .describe(
+          'With path: link each file where it is (a linked-file attachment, no upload); only in your own library.',
+        ),
       ...libraryParams,
     })
     .strict(),
@@ -138,7 +153,7 @@ export default defineTool({
   summarize: (out) =>
     out.succeeded.length === 1 && out.succeeded[0]?.version === 'new'
       ? `New version of attachment ${out.succeeded[0].key}: ${out.succeeded[0].filename}`
-      : `Attached ${out.succeeded.length} file${out.succeeded.length === 1 ? '' : 's'} to ${out.parentItem}` +
+      : `${out.succeeded.some((f) => f.upload === 'linked') ? 'Linked' : 'Attached'} ${out.succeeded.length} file${out.succeeded.length === 1 ? '' : 's'} to ${out.parentItem}` +
         (out.failed.length ? `; ${out.failed.length} failed` : '') +
         (out.succeeded.length ? `: ${out.succeeded.map((f) => `${f.filename} (${f.key})`).join(', ')}` : '') +
         (out.openAccess && out.succeeded.length
@@ -146,6 +161,14 @@ export default defineTool({
           : ''),
   next: (out) => [`zot get ${out.parentItem}`],
   check(input, { config }) {
+    if (input.link && input.oa) {
+      throw new ZoteusError(
+        'validation_error',
+        `Give either ${paramRef('oa', 'true')} (an open-access PDF found by DOI) or ${paramRef('link', 'true')} (files linked where they are), not both.`,
+        { field: 'link' },
+      );
+    }
+    checkLinkInput(config, input);
     if (!input.oa) return;
     const other = (['path', 'content_base64', 'filename'] as const).find((f) => input[f] !== undefined);
     if (other) {
@@ -180,6 +203,10 @@ export default defineTool({
     if (input.oa) {
       const { attachOpenAccess } = await import('../../core/attachments/open-access.js');
       return attachOpenAccess(deps, input);
+    }
+    if (input.link) {
+      const { linkFiles } = await import('../../core/attachments/link.js');
+      return linkFiles(deps, input);
     }
     const { attachFiles } = await import('../../core/attachments/upload.js');
     return attachFiles(deps, input);

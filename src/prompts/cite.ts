@@ -7,38 +7,15 @@
  */
 import * as z from 'zod';
 import { definePrompt, hasTool, type PromptContext } from '../core/prompt.js';
+import { oneOf, styleArgument } from './arguments.js';
 
 export const MODES = ['bibliography', 'citation'] as const;
 export const EXPORT_FORMATS = ['bibtex', 'biblatex', 'ris', 'csljson'] as const;
 export const MAX_QUERY_CHARS = 2000;
-export const MAX_STYLE_CHARS = 1000;
+export { MAX_STYLE_CHARS } from './arguments.js';
 
 type Mode = (typeof MODES)[number];
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** An optional argument that must be one of `values` (case and surrounding spaces aside). */
-function oneOf<T extends string>(values: readonly T[], what: string) {
-  return z
-    .string()
-    .optional()
-    .transform((text, ctx): T | undefined => {
-      const word = text?.trim().toLowerCase() ?? '';
-      if (word === '') return undefined;
-      const found = values.find((v) => v === word);
-      if (found === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be ${values
-            .map((v) => `"${v}"`)
-            .join(', ')
-            .replace(/, ([^,]*)$/, ' or $1')}; got ${JSON.stringify(text)}`,
-        });
-        return z.NEVER;
-      }
-      return found;
-    })
-    .describe(what);
-}
 
 const args = z.strictObject({
   query: z
@@ -48,25 +25,9 @@ const args = z.strictObject({
     .describe(
       'The works to cite: an author, title words, a year ("Vaswani attention 2017"), several such works, or a description of them.',
     ),
-  style: z
-    .string()
-    .optional()
-    .transform((text, ctx): string | undefined => {
-      const style = text?.trim() ?? '';
-      if (style === '') return undefined;
-      // eslint-disable-next-line no-control-regex
-      if (style.length > MAX_STYLE_CHARS || /[\u0000-\u001f\u007f]/.test(style)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be a CSL style id such as apa or chicago-author-date, or the path of a .csl file, on one line of at most ${MAX_STYLE_CHARS} characters`,
-        });
-        return z.NEVER;
-      }
-      return style;
-    })
-    .describe(
-      'Optional: a CSL style id (apa, chicago-author-date, ieee, nature, vancouver, modern-language-association, …) or the path of a .csl file; default the server’s style (ZOTEUS_CITATION_STYLE, else apa).',
-    ),
+  style: styleArgument(
+    'Optional: a CSL style id (apa, chicago-author-date, ieee, nature, vancouver, modern-language-association, …) or the path of a .csl file; default the server’s style (ZOTEUS_CITATION_STYLE, else apa).',
+  ),
   mode: oneOf(
     MODES,
     'Optional: "bibliography" (default: one reference per work) or "citation" (the in-text citation, or footnote, of the works together).',

@@ -7,11 +7,10 @@
 import * as z from 'zod';
 import { definePrompt, hasTool, type PromptContext } from '../core/prompt.js';
 import { ZOTERO_KEY_PATTERN } from '../tools/shared/params.js';
+import { KEY_RULE, countArgument, keyArgument } from './arguments.js';
 
 export const MAX_ITEMS_LIMIT = 50;
 export const DEFAULT_MAX_ITEMS = 5;
-
-const KEY_RULE = '8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, e.g. ABCD2345';
 
 const itemKeys = z
   .string()
@@ -45,42 +44,15 @@ const itemKeys = z
     `Optional: the items to tabulate, as Zotero item keys separated by commas or spaces (at most ${MAX_ITEMS_LIMIT}). Omit to let the model choose the most relevant items.`,
   );
 
-const collection_key = z
-  .string()
-  .optional()
-  .transform((text, ctx): string | undefined => {
-    const key = text?.trim().toUpperCase();
-    if (key === undefined || key === '') return undefined;
-    if (!ZOTERO_KEY_PATTERN.test(key)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `${JSON.stringify(text)} is not a Zotero collection key (${KEY_RULE})`,
-      });
-      return z.NEVER;
-    }
-    return key;
-  })
-  .describe('Optional: the key of a collection to draw the studies from (ignored when item_keys is given).');
+const collection_key = keyArgument(
+  'collection',
+  'Optional: the key of a collection to draw the studies from (ignored when item_keys is given).',
+);
 
-const maxItems = z
-  .string()
-  .optional()
-  .transform((text, ctx): number => {
-    const trimmed = text?.trim() ?? '';
-    if (trimmed === '') return DEFAULT_MAX_ITEMS;
-    const n = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_ITEMS_LIMIT) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a whole number from 1 to ${MAX_ITEMS_LIMIT}; got ${JSON.stringify(text)}`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  })
-  .describe(
-    `Optional: how many studies to include when the model chooses them (1 to ${MAX_ITEMS_LIMIT}, default ${DEFAULT_MAX_ITEMS}).`,
-  );
+const maxItems = countArgument(
+  `Optional: how many studies to include when the model chooses them (1 to ${MAX_ITEMS_LIMIT}, default ${DEFAULT_MAX_ITEMS}).`,
+  { fallback: DEFAULT_MAX_ITEMS, max: MAX_ITEMS_LIMIT },
+);
 
 const args = z.strictObject({
   question: z

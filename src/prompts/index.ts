@@ -5,8 +5,12 @@
 import type { AnyPrompt } from '../core/prompt.js';
 import cite from './cite.js';
 import evidenceTable from './evidence-table.js';
+import literatureReview from './literature-review.js';
+import organize from './organize.js';
 
 export const prompts: readonly AnyPrompt[] = [
   evidenceTable as unknown as AnyPrompt,
   cite as unknown as AnyPrompt,
+  literatureReview as unknown as AnyPrompt,
+  organize as unknown as AnyPrompt,
 ];

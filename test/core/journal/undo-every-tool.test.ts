@@ -295,17 +295,30 @@ describe('undo of every mutating tool, the library compared object by object', (
       async () => {
         const [top, other] = lib().addCollections([{ name: 'Top' }, { name: 'Other' }]) as [string, string];
         const [sub] = lib().addCollections([{ name: 'Sub', parentCollection: top }]) as [string];
-        const [leaf] = lib().addCollections([{ name: 'Leaf', parentCollection: sub }]) as [string];
-        lib().addItems([
+        const [leaf, empty] = lib().addCollections([
+          { name: 'Leaf', parentCollection: sub },
+          { name: 'Only trash', parentCollection: sub },
+        ]) as [string, string];
+        const [, , , alone] = lib().addItems([
           { title: 'In top', collections: [top, other] },
           { title: 'In leaf', collections: [leaf] },
           { title: 'In trash, in sub', collections: [sub], deleted: true },
+          { title: 'Alone in the trash', collections: [empty], deleted: true },
+          { title: 'In sub', collections: [sub] },
           { title: 'Elsewhere', collections: [other] },
-        ]);
+        ]) as string[];
         const before = snapshot();
         const { undo } = await writeThenUndo('zotero_manage_collections', ['collection', 'delete', top]);
-        expect([...(undo.data.created as string[])].sort()).toEqual([top, sub, leaf].sort());
-        expectRestored(before);
+        expect([...(undo.data.created as string[])].sort()).toEqual([top, sub, leaf, empty].sort());
+        // What the declaration says undo cannot restore: a trashed item's membership of a
+        // collection the server counted no items in (it was not read before the deletion).
+        expect(declared('zotero_manage_collections')?.cannot).toBe(
+          'the membership of an item in the trash in a deleted collection the server counted no items in (not read first)',
+        );
+        const now = snapshot();
+        expect(now.items[alone as string]).toEqual({ ...before.items[alone as string], collections: [] });
+        now.items[alone as string] = before.items[alone as string] as Record<string, unknown>;
+        expect(now).toEqual(before);
       },
     );
   });

@@ -42,15 +42,12 @@ function heading(out: {
 
 export default defineTool({
   name: 'zotero_schema',
-  title: 'Zotero item schema (read-only)',
+  title: 'Item types and their fields',
   summary: 'List Zotero’s item types with their fields and creator types, from the server’s schema.',
   description: [
-    'Read-only; changes nothing. Lists Zotero’s item schema: every item type with its fields (and, for a type-specific',
-    'field, the base field it maps onto, e.g. bookTitle → publicationTitle, so a publicationTitle written to a book section',
-    'lands in bookTitle) and its creator types, the primary one first. Pass item_type for one type. Use it before',
-    'zotero_create_items or zotero_update_item to know which fields and creator types an item type accepts. The schema is',
-    'the configured server’s (GET /schema, checked at most once a day); when the server does not answer, the copy cached',
-    'or bundled with Zoteus: source says which, version is the schema’s version. The whole schema is about 26 KB.',
+    'List Zotero item types with their fields and creator types (the primary one first), and the base field a',
+    'type-specific one maps onto (bookTitle -> publicationTitle). Check it before zotero_create_items or zotero_update_item.',
+    "From the Web API's /schema, no key needed (checked daily); offline, the cached or bundled copy: source says which.",
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -65,7 +62,7 @@ export default defineTool({
         .min(1)
         .max(64)
         .optional()
-        .describe('One item type to describe (e.g. "journalArticle", "bookSection"); omit for all of them.'),
+        .describe('One item type, e.g. "bookSection"; omit for all.'),
     })
     .strict(),
   output: z.object({

@@ -8,15 +8,13 @@ const n = (v: number): string => v.toLocaleString('en-US');
 
 export default defineTool({
   name: 'zotero_stats',
-  title: 'Zotero library statistics (read-only)',
+  title: 'Library statistics',
   summary:
     'Count a library: items by type, top-level items, notes, attachments, the trash, collections, tags.',
   description: [
-    'Read-only; changes nothing. Counts the items of a library not in the trash (total, top-level, regular items, notes,',
-    'attachments, annotations, and byType: every item type present, most frequent first), the items in the trash,',
-    'collections and tags, and reports the library version and which backend answered. It costs one counting query per',
-    'item type present plus a few more, and reads the collection and tag listings (on the Web API, each query is one small',
-    'request). Use it to size a library before listing it.',
+    "Count a library's items by type, trash, collections and tags; libraryVersion is zotero_sync's since.",
+    'Size a library before paging zotero_search_items. Desktop answers without a key (local API, else zotero.sqlite),',
+    'else the Web API with ZOTERO_API_KEY.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

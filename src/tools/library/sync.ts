@@ -28,20 +28,14 @@ const change = z.object({
 
 export default defineTool({
   name: 'zotero_sync',
-  title: 'Changes since a library version (read-only)',
+  title: 'Library changes since a version',
   summary:
     'List what changed in a library since a library version: modified items, collections and searches, and deletions.',
   description: [
-    'Read-only; changes nothing. Lists what changed in a library after the library version since, as Zotero’s sync tells',
-    'it: items, collections and saved searches created or changed (oldest change first, each with its version and what',
-    'names it: an item’s type, title and parent, a collection’s name; moving to or from the trash is a change, trashed',
-    'says where it is), then what was deleted for good (items, collections, searches by key; tags by name). counts gives',
-    'the totals of each kind. Pages with start/limit (100 by default, at most 500; a page holds at most about 40 KB),',
-    'totalResults counts every change and nextStart, when present, is the start of the next page. libraryVersion is the',
-    'library’s version when the changes were read: keep it and pass it as since next time to get only what changed after;',
-    'since 0 lists the whole library. If libraryVersion differs between two pages, the library changed meanwhile: start',
-    'again from start 0. Reads the Zotero Web API and needs ZOTERO_API_KEY, even where the desktop holds the library: only',
-    'the cloud keeps the log of deletions a sync reads, the desktop’s database does not.',
+    'List what changed in a library after version since: items, collections and saved searches modified, then deletions.',
+    'Pass libraryVersion as since next time (if it changes between pages, restart at start 0). Web API only, needs',
+    'ZOTERO_API_KEY (the desktop keeps no deletion log); without a key, zotero_search_items with since lists changed',
+    'items, not deletions.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -52,13 +46,7 @@ export default defineTool({
   cli: [{ path: ['sync'] }],
   input: z
     .object({
-      since: z
-        .number()
-        .int()
-        .min(0)
-        .describe(
-          'The library version to list changes after: the libraryVersion of an earlier answer (or of the library statistics); 0 for everything.',
-        ),
+      since: z.number().int().min(0).describe("An earlier answer's libraryVersion; 0 for all."),
       ...libraryParams,
       ...pagingParams(PAGE),
     })

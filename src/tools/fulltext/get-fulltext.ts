@@ -25,17 +25,16 @@ const locator = {
 
 export default defineTool({
   name: 'zotero_get_fulltext',
-  title: 'Read the full text of a Zotero item’s document (read-only)',
+  title: "Read an item's document text",
   summary:
     'Read the text of an item’s PDF/EPUB: best-matching passages for q (with page and heading), a page range, the outline, or the start.',
   description: [
-    'Read-only; changes nothing. Returns the text of the document attached to an item (its PDF first, then EPUB, HTML, text), or of the attachment item_key names,',
-    'from the best source: the desktop’s Zotero index (.zotero-ft-cache), the local or Web API’s indexed full text, or, when Zotero indexed nothing or only part, the stored file itself.',
-    'One mode per call: q returns the passages that best match the words (case- and accent-insensitive), each with start/end character offsets into the text,',
-    'the nearest heading, and page (exact) or pageApprox (estimated, when the index has no page breaks); page_range ("3-5") returns those pages (when the text has page breaks: from the PDF, or an index that has them);',
-    'outline: true returns the PDF’s table of contents with pages (its first entries, up to about 40 KB); no mode returns the start of the text (max_chars, default 10000) with totalChars — use `offset` (the previous end) to read on,',
-    'and prefer q over reading a long document whole. source says which source answered; complete is false when Zotero indexed only some pages (indexedPages of totalPages) and the file is not here.',
-    'not_found when the item has no attachment with text, or when item_key names no item (a string not of Zotero’s key form included; a key another library on this computer holds says which). Use zotero_search_items to find items by words; zotero_get_item lists an item’s attachments.',
+    "Read the text of an item's document (its PDF, else EPUB, HTML, text) or of one attachment: from the desktop's",
+    'full-text index or file without a key when it holds the library, else from the Web API with ZOTERO_API_KEY. One mode',
+    'per call: q gives the best-matching passages with page (exact) or pageApprox (estimated); page_range those pages;',
+    "outline the PDF's contents; none the text from offset (pass the previous end to read on; prefer q for a long",
+    'document). complete: false means Zotero indexed only some pages; truncated: cut at max_chars. Find items with',
+    "zotero_search_items or zotero_semantic_search; zotero_get_item lists an item's attachments.",
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -45,36 +44,21 @@ export default defineTool({
   cli: [{ path: ['pdf'], args: ['item_key'] }],
   input: z
     .object({
-      item_key: z
-        .string()
-        .min(1)
-        .max(64)
-        .describe('An item’s key (its best attachment is read) or an attachment’s key, e.g. "ABCD2345".'),
+      item_key: z.string().min(1).max(64).describe('An item (its best attachment is read) or an attachment.'),
       q: z
         .string()
         .max(500)
         .optional()
-        .describe('Words to find: returns the best-matching passages (not with page_range or `outline`).'),
+        .describe(`Words to find (not with ${paramRef('page_range')} or ${paramRef('outline')}).`),
       page_range: z
         .string()
         .max(20)
         .optional()
-        .describe(
-          'Pages to return: "7" or "3-5" (1-based, as the PDF counts them, not printed page labels).',
-        ),
-      outline: z.boolean().optional().describe('Return the PDF’s table of contents (title, page, level).'),
-      max_chars: maxCharsParam(
-        'At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever max_chars: read on with `offset`.',
-        200_000,
-      ),
-      offset: offsetParam('No mode: start reading at this character offset (the previous answer’s end).'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(25)
-        .optional()
-        .describe('q: at most this many passages (default 5).'),
+        .describe('"7" or "3-5": 1-based PDF pages, not printed labels.'),
+      outline: z.boolean().optional().describe("The PDF's table of contents."),
+      max_chars: maxCharsParam('Characters of text; about 40 KB at most.', 200_000).meta({ default: 10_000 }),
+      offset: offsetParam('No mode: the character to start at.'),
+      limit: z.number().int().min(1).max(25).optional().meta({ default: 5 }).describe('Passages for q.'),
       ...libraryParams,
     })
     .strict(),

@@ -9,6 +9,7 @@ import { checkItemTypeFilter } from '../../core/items/read/filters.js';
 import { localSchema } from '../../core/items/schema.js';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { checkRankedQuery } from '../../core/search-index/stopwords.js';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { provenanceField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
@@ -91,24 +92,17 @@ type Hit = Output['hits'][number];
 
 export default defineTool({
   name: 'zotero_semantic_search',
-  title: 'Ranked search of the library (read-only)',
+  title: 'Ranked search by meaning',
   summary:
     'Ranked hybrid search: BM25 over titles, abstracts, tags, notes, annotations (and full text), plus vectors.',
   description: [
-    'Read-only for the library (it may build or update Zoteus’ own local search index first). Ranks the top-level',
-    'items of a library by relevance to a free-text query: keyword ranking (BM25 over title, creators, abstract,',
-    'tags, other fields, your notes, PDF annotations and, when indexed with ZOTEUS_INDEX_FULLTEXT, attachments’ full',
-    'text; a child note or passage counts for its item) always works offline; with ZOTEUS_EMBEDDINGS set (openai or',
-    'ollama) a vector ranking is merged in by reciprocal-rank fusion. The answer’s mode says what ran: keyword when',
-    'no vectors were used, and libraries[].vectors.reason says why (results are never silently keyword-only). A',
-    'hit’s score, higher is better, is its BM25 score in keyword mode, its cosine similarity in vector mode and the',
-    'fusion score in hybrid mode. Common English words (the, of, and…) are left out of keyword ranking; a query of',
-    'only such words, or with no letter or digit, is refused (validation_error). Each hit gives the key, title,',
-    'creators, year, score, both ranks and what matched (field, the child item holding it, a snippet): read passages',
-    'further with zotero_get_fulltext, then cite them with zotero_evidence_table. libraries searches several',
-    'libraries at once (hits labelled by library). The index is brought up to date before searching; a library',
-    'without one is indexed now when small, else in the background (libraries[].index "building"; search again',
-    'later). Use zotero_search_items for exact filtering, listing and paging.',
+    'Rank the items of a library by relevance to a free-text question or phrase, with the passage that matched (title,',
+    "abstract, tags, notes, annotations; full text when indexed). Searches Zoteus' own index, built or updated first from the",
+    "desktop's data without a key when it holds the library, else the Web API with ZOTERO_API_KEY; a large library is",
+    'indexed in the background (libraries[].index "building": search again later; zotero_index builds it ahead). Vectors are',
+    'merged in when ZOTEUS_EMBEDDINGS is set: mode says what ran, libraries[].vectors.reason why not. A query of only common',
+    'words is refused. Read a hit further with zotero_get_fulltext; for exact filters, sorting and paging use',
+    'zotero_search_items.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -126,36 +120,21 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z
-        .string()
-        .trim()
-        .min(1)
-        .max(1000)
-        .describe('What to look for, in words (a question, a phrase, key terms).'),
-      limit: z.number().int().min(1).max(50).optional().describe('Hits to return (default 10, at most 50).'),
+      q: z.string().trim().min(1).max(1000).describe('A question, a phrase or key terms.'),
+      limit: z.number().int().min(1).max(50).optional().meta({ default: 10 }),
       mode: z
         .enum(['hybrid', 'keyword', 'vector'])
         .optional()
-        .describe(
-          'hybrid (default): keywords plus vectors when configured; keyword: BM25 only; vector: vectors only.',
-        ),
-      item_type: z
-        .string()
-        .min(1)
-        .max(64)
-        .optional()
-        .describe('Only items of this type (e.g. journalArticle).'),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Only items directly in this collection.'),
+        .meta({ default: 'hybrid' })
+        .describe('hybrid: keywords plus vectors when configured.'),
+      item_type: z.string().min(1).max(64).optional().describe('e.g. journalArticle.'),
+      collection_key: zoteroKey('collection_key').optional().describe('Only items directly in it.'),
       libraries: z
         .array(z.object(libraryParams).strict())
         .min(1)
         .max(10)
         .optional()
-        .describe(
-          'Several libraries to search at once ({library_id, library_type} each); overrides library_id.',
-        ),
+        .describe(`Search several at once; overrides ${paramRef('library_id')}.`),
       ...libraryParams,
     })
     .strict(),

@@ -62,20 +62,16 @@ const status = z.object({
 
 export default defineTool({
   name: 'zotero_index',
-  title: 'Build or inspect the local search index',
+  title: 'Build or inspect the search index',
   summary:
     'Build, update or inspect the local full-text search index of a library (used by zotero_semantic_search).',
   description: [
-    'Writes only Zoteus’ own index file; never changes the library. The index (SQLite FTS5, one file per library in the',
-    'Zoteus data directory) holds every item’s title, creators, abstract, tags, fields, notes and PDF annotations (under',
-    'the item they belong to) and, with ZOTEUS_INDEX_FULLTEXT=true, the attachments’ full text; with ZOTEUS_EMBEDDINGS',
-    'set, a vector per item. action "build" makes it complete: the first time it reads the whole library, an',
-    'interrupted build resumes where it stopped, and a complete index is only brought up to date (rebuild: true starts',
-    'over). action "update" reads only what changed since the last update (library versions on the Web API; item',
-    'signatures in zotero.sqlite), so it costs what changed. action "status" reports what is indexed without reading',
-    'the library. The desktop’s zotero.sqlite is read when it holds the library (no key needed), else the Web API.',
-    'Progress events: scan, items, fulltext, vectors. A build already running in another process makes build/update',
-    'fail with a retryable conflict. zotero_search_items on zotero.sqlite uses the index too when it is up to date.',
+    "Build, update or inspect Zoteus' own search index of a library, which zotero_semantic_search ranks with (it also",
+    'updates the index itself before searching: call this ahead for a large library, or to check it). Writes only the index',
+    "file, never the library; reads the desktop's data without a key when it holds the library, else the Web API with",
+    'ZOTERO_API_KEY. build completes it (an interrupted build resumes; rebuild starts over); update reads only what changed;',
+    'status reads nothing. Full text is indexed with fulltext or ZOTEUS_INDEX_FULLTEXT, vectors with ZOTEUS_EMBEDDINGS. A',
+    'build running in another process is a retryable conflict.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -106,19 +102,12 @@ export default defineTool({
   ],
   input: z
     .object({
-      action: z
-        .enum(['build', 'update', 'status'])
-        .describe('build, update or status (see the description).'),
-      rebuild: z
-        .boolean()
-        .optional()
-        .describe('build only: empty the index and read the whole library again.'),
+      action: z.enum(['build', 'update', 'status']),
+      rebuild: z.boolean().optional().describe('build: start over from an empty index.'),
       fulltext: z
         .boolean()
         .optional()
-        .describe(
-          'Index attachments’ full text this time (default: ZOTEUS_INDEX_FULLTEXT, false unless set).',
-        ),
+        .describe("Index attachments' full text (default: ZOTEUS_INDEX_FULLTEXT, else false)."),
       ...libraryParams,
     })
     .strict(),

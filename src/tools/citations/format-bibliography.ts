@@ -9,6 +9,7 @@ import {
   CITE_MAX_ITEMS,
   LOCATOR_LABELS,
 } from '../../core/citations/constants.js';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -32,25 +33,17 @@ const ENGINES = ['local', 'zotero'] as const;
 
 export default defineTool({
   name: 'zotero_format_bibliography',
-  title: 'Format citations and bibliographies (read-only)',
+  title: 'Format citations and bibliographies',
   summary: 'Format items as a bibliography or an in-text citation in any CSL style (APA by default).',
   description: [
-    'Read-only; changes nothing. Formats items of the library in a CSL citation style with citeproc-js, the engine',
-    'Zotero uses: mode "bibliography" (default) gives one entry per item in the style’s order; mode "citation" gives the',
-    'in-text citation (or footnote, for a note style) of one cluster of items, with locators ("(Church & White, 2013, p.',
-    '12; Vaswani et al., 2017)"). Items: item_keys, or citations (each {item_key, locator, label, prefix, suffix,',
-    'suppress_author}: a citation cluster in order; label is page by default), or for a bibliography collection_key or q',
-    '(a search: words in title, creators and year), paged by start/limit. style: a Zotero style repository id (apa,',
-    'chicago-author-date, ieee, nature, vancouver, modern-language-association, harvard-cite-them-right, …) or a .csl',
-    'path; default ZOTEUS_CITATION_STYLE, else apa; zotero_styles lists what works offline (others are downloaded once).',
-    'locale (en-US, de-DE, fr-FR…) defaults to the style’s. format: text (default), html or markdown. Result: text (the',
-    'whole bibliography or the citation), entries [{item_key, text}], the style, locale and engine used, failed',
-    '({index, key, code, message, reason, retryable}: a key that names no item, or a note or attachment, while the others',
-    'are still formatted), warnings. The same items give the same bytes. engine: "local" (default) is citeproc-js in Zoteus',
-    'and works offline on every backend; "zotero" has Zotero itself format them through the Web API or the desktop app’s',
-    'local API (exactly what Zotero produces; each entry formatted on its own, in the order given or listed; one item per',
-    'citation, without locators; refused for a library read only from zotero.sqlite). To find items use',
-    'zotero_search_items; for BibTeX, RIS or CSL-JSON files use zotero_export.',
+    'Format items as a bibliography or an in-text citation in a CSL style (APA by default), to paste into a text; for a',
+    "BibTeX, RIS or CSL-JSON file use zotero_export; find keys with zotero_search_items. Items are read from the desktop's",
+    'data without a key when it holds the library, else the Web API with ZOTERO_API_KEY. engine "local" formats offline;',
+    '"zotero" has Zotero format them (Web API or the desktop\'s local API, not zotero.sqlite; no locators). Give item_keys;',
+    'or citations, one cluster with locators, for mode "citation"; or, for a bibliography, collection_key or q, paged by',
+    'start/limit (nextStart, totalResults). style: a Zotero style repository id (apa, chicago-author-date, ieee, nature...)',
+    'or a .csl path; one not on this computer is downloaded once. A key that names no item is one entry of failed, the',
+    "others are formatted; truncated: the answer's size cut it, remaining lists the keys left.",
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -69,52 +62,41 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z
-        .array(z.string().max(64))
-        .max(CITE_MAX_ITEMS)
-        .optional()
-        .describe('Items to format, by key (a key that names no item is one entry of failed).'),
+      item_keys: z.array(z.string().max(64)).max(CITE_MAX_ITEMS).optional(),
       citations: z
         .array(
           z
             .object({
-              item_key: z.string().max(64).describe('The cited item.'),
-              locator: z.string().max(100).optional().describe('Where in it: "12", "12-14".'),
-              label: z.enum(LOCATOR_LABELS).optional().describe('What the locator counts (default page).'),
-              prefix: z.string().max(200).optional().describe('Text before the cite ("see").'),
-              suffix: z.string().max(200).optional().describe('Text after it.'),
-              suppress_author: z.boolean().optional().describe('Leave the author out ("(2013)").'),
+              item_key: z.string().max(64),
+              locator: z.string().max(100).optional().describe('"12", "12-14".'),
+              label: z.enum(LOCATOR_LABELS).optional().meta({ default: 'page' }),
+              prefix: z.string().max(200).optional().describe('e.g. "see".'),
+              suffix: z.string().max(200).optional(),
+              suppress_author: z.boolean().optional().describe('Only the year: "(2013)".'),
             })
             .strict(),
         )
         .max(CITE_MAX_ITEMS)
         .optional()
-        .describe('One citation cluster, in order (mode "citation"); instead of item_keys.'),
-      collection_key: zoteroKey('collection_key')
+        .describe(`One citation cluster, in order; instead of ${paramRef('item_keys')}.`),
+      collection_key: zoteroKey('collection_key').optional().describe('Bibliography of its items.'),
+      q: z
+        .string()
+        .max(500)
         .optional()
-        .describe('Format the items of this collection (bibliography only).'),
-      q: z.string().max(500).optional().describe('Format the items a search finds (bibliography only).'),
+        .describe('Bibliography of the items whose title, creators or year match.'),
       mode: z
         .enum(['bibliography', 'citation'])
         .optional()
-        .describe('"bibliography" (default; "citation" when citations are given) or "citation".'),
-      style: z.string().max(1000).optional().describe('A CSL style id or a .csl path (default apa).'),
-      locale: z
-        .string()
-        .max(35)
-        .optional()
-        .describe('A locale tag, e.g. en-US or de-DE (default the style’s).'),
-      format: z.enum(CITATION_FORMATS).optional().describe('text (default), html or markdown.'),
+        .describe('Default: bibliography (citation when citations are given).'),
+      style: z.string().max(1000).optional().describe('Default: ZOTEUS_CITATION_STYLE, else apa.'),
+      locale: z.string().max(35).optional().describe("e.g. en-US (default: the style's)."),
+      format: z.enum(CITATION_FORMATS).optional().meta({ default: 'text' }),
       locators: z
         .array(z.string().max(100))
         .optional()
-        .describe('Mode citation: one locator per item key, in order ("12", "page 12-14", "chapter 3").'),
-      engine: z
-        .enum(ENGINES)
-        .optional()
-        .describe(
-          'local (default): citeproc-js in Zoteus, offline, every backend; zotero: Zotero’s own renderer (Web API or local API).',
-        ),
+        .describe('Citation: one per item key, in order ("12", "page 12-14", "chapter 3").'),
+      engine: z.enum(ENGINES).optional().meta({ default: 'local' }),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

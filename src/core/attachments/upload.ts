@@ -689,6 +689,11 @@ async function uploadOne(
       `The file reached the storage server but Zotero did not register it: ${err.message}`,
     );
   }
+  if (desktop) {
+    // Registration is no batch write: later reads still go where the file now is.
+    const { noteDesktopWrite } = await import('../library/write-route.js');
+    await noteDesktopWrite(deps, lib.prefix);
+  }
   return 'uploaded';
 }
 

@@ -47,7 +47,6 @@ export interface WritePlan {
 }
 
 const LOCAL_WRITES_SERVICE = 'zotero-local-writes';
-const DESKTOP_WRITES_SERVICE = 'zotero-desktop-writes';
 
 export interface LocalWrites {
   url: string;
@@ -113,13 +112,18 @@ export function localWrites(deps: Deps): Promise<LocalWrites> {
   });
 }
 
-/** Reads of a library the desktop wrote in this process go to its local API (read-your-writes). */
+/**
+ * Reads of a library the desktop wrote go to its local API (read-your-writes): in this
+ * process, and in the CLI invocations of the next ten minutes (local/desktop-writes.ts).
+ */
 export async function noteDesktopWrite(deps: Deps, library: string): Promise<void> {
-  (await deps.services.get(DESKTOP_WRITES_SERVICE, () => new Set<string>())).add(library);
+  const { recordDesktopWrite } = await import('../local/desktop-writes.js');
+  await recordDesktopWrite(deps, library);
 }
 
 export async function desktopWritten(deps: Deps, library: string): Promise<boolean> {
-  return (await deps.services.get(DESKTOP_WRITES_SERVICE, () => new Set<string>())).has(library);
+  const { wasDesktopWritten } = await import('../local/desktop-writes.js');
+  return wasDesktopWritten(deps, library);
 }
 
 function mode(config: Config): 'auto' | 'desktop' | 'cloud' {

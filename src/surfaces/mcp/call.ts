@@ -63,6 +63,8 @@ export interface CallOptions {
    * answers with the stored result, so it names the request that did the work.
    */
   requestId?: string | undefined;
+  /** Declarations this server leaves out by its toolsets, with their toolset (server.ts). */
+  notOffered?: ReadonlyMap<string, string> | undefined;
 }
 
 /** The `_meta` key of a mutating result that says where its writes landed: `desktop` or `cloud`. */
@@ -78,6 +80,14 @@ export async function callTool(
     options.requestId === undefined ? result : withRequestId(result, options.requestId);
   try {
     const tool = tools.get(request.name);
+    const toolset = tool ? undefined : options.notOffered?.get(request.name);
+    if (toolset !== undefined) {
+      throw new ZoteusError(
+        'not_found',
+        `${request.name} is not offered by this server: it is in the toolset "${toolset}", which ZOTEUS_TOOLSETS leaves out.`,
+        { hint: `Start the server with ZOTEUS_TOOLSETS=default,${toolset} (or all) to offer it.` },
+      );
+    }
     if (!tool) {
       throw new ZoteusError('not_found', `There is no tool named ${request.name}.`, {
         hint: 'Call tools/list for the tools this server offers.',

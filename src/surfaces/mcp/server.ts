@@ -47,6 +47,7 @@ import {
 import { describeResource, describeTemplate, readResource } from './resources.js';
 import { ERROR_META_KEY } from './results.js';
 import { describeTool, exposedTools } from './schemas.js';
+import { selectTools } from '../../core/toolsets.js';
 import { CallParamsAsSent } from './validate.js';
 
 export interface McpServerOptions {
@@ -106,8 +107,13 @@ export interface McpCatalogue {
   readonly version: string;
   /** Per server process: services are shared; a call gets its own copy with its progress and folder. */
   readonly deps: Deps;
-  /** Every declaration, so that a write tool called in read-only mode is refused as such, not unknown. */
+  /**
+   * Every declaration of the chosen toolsets, so that a write tool called in read-only mode is
+   * refused as such, not unknown.
+   */
   readonly byName: ReadonlyMap<string, AnyTool>;
+  /** The toolset of each declaration left out by ZOTEUS_TOOLSETS: a call to one says how to enable it. */
+  readonly notOffered: ReadonlyMap<string, string>;
   readonly tools: readonly Tool[];
   readonly prompts: readonly AnyPrompt[];
   readonly promptList: readonly Prompt[];
@@ -139,6 +145,7 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
     ...(options.debug !== undefined ? { debug: options.debug } : {}),
   });
   const exposed = exposedTools(options.tools, options.config);
+  const offered = selectTools(options.tools, options.config.toolsets ?? 'all');
   const prompts = options.prompts ?? allPrompts;
   const resources = options.resources ?? allResources;
   const templates = options.resourceTemplates ?? allTemplates;
@@ -147,7 +154,10 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
     config: options.config,
     version: options.version,
     deps,
-    byName: new Map(options.tools.map((tool) => [tool.name, tool])),
+    byName: new Map(offered.map((tool) => [tool.name, tool])),
+    notOffered: new Map(
+      options.tools.filter((tool) => !offered.includes(tool)).map((tool) => [tool.name, tool.toolset]),
+    ),
     tools: exposed.map(describeTool),
     prompts,
     promptList: prompts.map(describePrompt),
@@ -356,7 +366,7 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
           catalogue.byName,
           { name: params.name, arguments: args },
           { ...deps, progress, fileRoot: server.fileRoot },
-          { caller: server.callerId, requestId },
+          { caller: server.callerId, requestId, notOffered: catalogue.notOffered },
         ),
       ),
     );

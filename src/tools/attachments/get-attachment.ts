@@ -7,7 +7,7 @@
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
-import { onlyOn } from '../../core/call/refs.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields } from '../shared/output.js';
@@ -34,24 +34,16 @@ const attachment = z.object({
 
 export default defineTool({
   name: 'zotero_get_attachment',
-  title: 'List an item’s attachment files, or read one',
+  title: 'List or read attachment files',
   summary: 'List an item’s attachment files and where they are, or read or save one (MD5 checked).',
   description: [
-    'Changes nothing in the library. action "list" (the default for a regular item) lists the item’s attachments: key,',
-    'title, linkMode, contentType, filename, size, md5 (Zotero’s hash), local (the file is on this computer, in the',
-    'desktop’s storage folder or a linked file’s path) and inCloud (Zotero’s cloud storage holds it). action "get" (the',
-    'default for an attachment key) reads one file, the attachment named or the item’s best (PDF first), from this',
-    'computer when it is there, else downloads it from Zotero’s cloud storage (needs a key with file access;',
-    'file.source says storage, linked or cloud), and checks its MD5 against Zotero’s (file.md5Matches): a downloaded',
-    'file that differs is an error and is not saved; a file on this computer that differs is read and the difference',
-    'said in message. A text file (text/*, JSON, XML) comes back as text (max_chars, default 10,000, and offset to read',
-    'on); with save_path any file is saved there (never replacing a file unless overwrite is true; confined to the',
-    'caller’s folder on a shared deployment) and saved says where.',
-    onlyOn(
-      'mcp',
-      'A binary file without save_path comes back as resource, a link to zotero://attachments/{library}/{key}, which resources/read serves when the file is at most 75,000 bytes.',
-    ),
-    'For the document’s text with pages and passages, use zotero_get_fulltext.',
+    "List an item's attachment files or read one. list (default for an item key): each file's type, size, MD5, local",
+    '(on this computer), inCloud. get (default for an attachment key; for an item, its best file, PDF first): the file',
+    "from here, else downloaded from Zotero's cloud (ZOTERO_API_KEY with file access), MD5 checked. Reads the desktop's",
+    'data without a key, else the Web API with ZOTERO_API_KEY. Text returns as text (pass end as offset while',
+    'truncated); save_path saves any file;',
+    onlyOn('mcp', 'a binary one is otherwise a resource (resources/read, up to 75,000 bytes).'),
+    "For a PDF's text by page use zotero_get_fulltext; to check all files, zotero_attachment_audit.",
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -80,26 +72,15 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: lookupKey().describe(
-        'An item’s key (its attachments) or an attachment’s key, e.g. "ABCD2345".',
-      ),
-      action: z
-        .enum(ACTIONS)
-        .optional()
-        .describe(
-          'list the attachments, or get one file (default: list for an item, get for an attachment).',
-        ),
-      save_path: z
-        .string()
-        .min(1)
-        .optional()
-        .describe("get: save the file here (confined to the caller's own folder on a shared deployment)."),
+      item_key: lookupKey().describe("An item's key (its files) or an attachment's key."),
+      action: z.enum(ACTIONS).optional(),
+      save_path: z.string().min(1).optional().describe('Save the file here instead of returning it.'),
       overwrite: z
         .boolean()
         .optional()
-        .describe('Allow save_path to replace an existing file (default false).'),
-      max_chars: maxCharsParam('get, a text file: at most this many characters (default 10,000).', 50_000),
-      offset: offsetParam('get, a text file: start at this character (the end of a previous answer).'),
+        .describe(`Let ${paramRef('save_path')} replace an existing file.`),
+      max_chars: maxCharsParam('Characters of a text file.', 50_000).meta({ default: 10_000 }),
+      offset: offsetParam("Character to start a text file at: the previous answer's end."),
       ...libraryParams,
     })
     .strict(),

@@ -20,15 +20,14 @@ const attachment = z.object({
 
 export default defineTool({
   name: 'zotero_attachment_audit',
-  title: 'Audit the library’s attachment files (read-only)',
+  title: 'Audit attachment files',
   summary: 'Audit attachment files: missing here, missing in the cloud, MD5 differing; items without a PDF.',
   description: [
-    'Read-only; changes nothing. Checks every attachment of the library in one pass: stored files missing on this',
-    'computer (no file in the desktop’s storage folder), stored files missing in the cloud (Zotero has no synced hash),',
-    'files whose bytes differ from Zotero’s MD5 (a file whose modification time equals Zotero’s record is taken as',
-    'unchanged, as Zotero’s sync does; the others are hashed), and regular items without any PDF attachment. counts holds',
-    'the whole numbers; each list holds its first limit entries (default 100, at most 500), all four within about 40 KB',
-    '(truncated says when one was cut). Linked files and links are not stored files. To see one item’s files, use zotero_get_attachment.',
+    "Check every attachment file of a library in one pass: stored files missing on this computer, missing in Zotero's",
+    "cloud (no synced hash) or whose bytes differ from Zotero's MD5, and regular items with no PDF. counts are whole;",
+    'each list holds its first limit entries (truncated: cut at about 40 KB). Linked files and links are not checked.',
+    "Reads the desktop's data without a key, else the Web API with ZOTERO_API_KEY; files are looked for in the desktop's",
+    "storage folder on this computer. For one item's files use zotero_get_attachment; to add a PDF, zotero_attach_file.",
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -43,7 +42,8 @@ export default defineTool({
         .min(1)
         .max(500)
         .optional()
-        .describe('Entries of each list (default 100, at most 500); the counts are always whole.'),
+        .meta({ default: 100 })
+        .describe('Entries of each list.'),
       ...libraryParams,
     })
     .strict(),

@@ -7,18 +7,15 @@ const RECT = z.array(z.number()).length(4);
 
 export default defineTool({
   name: 'zotero_create_annotation',
-  title: 'Highlight a quoted passage of a PDF',
+  title: 'Highlight a passage in a PDF',
   summary: 'Create a highlight annotation on a PDF attachment where a quoted passage is.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API): creates one highlight annotation on a PDF attachment, drawn where',
-    'Zotero’s reader would draw it over quote. The PDF is read from this computer (the Zotero desktop app’s storage',
-    'folder); a file only in the cloud is not_found (downloading it is not supported yet). quote must be the passage as',
-    'it reads in the PDF (spaces, line breaks and hyphens are ignored): a quote not in the text layer is a',
-    'validation_error, and so is a quote that occurs more than once, listing each (page and context) unless page (the',
-    '1-based page of the PDF) picks one. comment is stored with it; color is #rrggbb (default #ffd400, Zotero’s yellow).',
-    'Retrying with the same idempotency_key never creates it twice. Result: key of the new annotation, attachmentKey,',
-    'text, color, pageIndex (0-based), pageLabel, rects ([x1,y1,x2,y2] per line, PDF points from the bottom-left),',
-    'sortIndex, libraryVersion.',
+    "Create a highlight annotation on a PDF attachment over a quoted passage, where Zotero's reader would draw it.",
+    "Writes to the desktop through Zotero's local API when a person authorised it, else to the Web API with a",
+    'ZOTERO_API_KEY that can write; the PDF must be on this computer (one only in the cloud is not_found). quote must',
+    "match the PDF's text layer (spaces, line breaks, hyphens ignored): absent, or found more than once with no page to",
+    'pick one, is a validation_error listing the matches. A retry without idempotency_key highlights twice. To find',
+    'passages use zotero_get_fulltext; to see existing highlights, zotero_list_annotations.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -37,22 +34,20 @@ export default defineTool({
   ],
   input: z
     .object({
-      attachment_key: zoteroKey('attachment_key').describe('Key of the PDF attachment, e.g. "ABCD2345".'),
-      quote: z.string().min(1).max(7500).describe('The passage to highlight, as it reads in the PDF.'),
-      comment: z.string().max(10_000).optional().describe('A comment stored with the highlight.'),
+      attachment_key: zoteroKey('attachment_key').describe('Key of the PDF attachment.'),
+      quote: z.string().min(1).max(7500).describe('The passage as it reads in the PDF.'),
+      comment: z.string().max(10_000).optional(),
       color: z
         .string()
         .regex(/^#[0-9a-fA-F]{6}$/, 'color must be #rrggbb')
         .optional()
-        .describe('Highlight colour, #rrggbb (default #ffd400).'),
+        .meta({ default: '#ffd400' }),
       page: z
         .number()
         .int()
         .positive()
         .optional()
-        .describe(
-          'The 1-based page of the PDF whose occurrence to highlight, when the quote occurs more than once.',
-        ),
+        .describe('1-based PDF page: picks one of several matches.'),
       ...libraryParams,
     })
     .strict(),

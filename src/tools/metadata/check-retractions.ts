@@ -18,7 +18,7 @@ const PAGE = {
   rows: 'Items',
   default: 1000,
   max: 10_000,
-  note: 'the answer ends sooner when its rows reach about 40 KB: continue from nextStart',
+  note: 'a page ends sooner at about 40 KB',
 } as const;
 
 const SOURCES = ['crossref', 'retraction-watch', 'openalex', 'zotero'] as const;
@@ -53,16 +53,13 @@ export default defineTool({
   summary:
     'Check items for retractions, expressions of concern and corrections (Crossref, OpenAlex, Zotero).',
   description: [
-    'Reads only: changes nothing in the library. Checks items for retractions, expressions of concern and corrections:',
-    'Crossref’s update notices (the publishers’ and Retraction Watch’s records, asked 50 DOIs per request),',
-    'OpenAlex’s is_retracted (only with ZOTEUS_OPENALEX_API_KEY; without it notes says OpenAlex was skipped), and, when the',
-    'library is read from the desktop’s zotero.sqlite, Zotero’s own retraction flags. Items: item_keys, collection_key',
-    '(its top-level items) or all: true (the library, a page of items at a time: start/limit, nextStart). An item’s DOI',
-    'comes from its DOI field, a "DOI:" line in Extra, or a doi.org URL; items without one are listed in notChecked.',
-    'hits holds one entry per notice (retraction true only for notices that withdraw the work; a correction is not a',
-    'retraction); a key that names no item, or an item a service could not be asked about (network_error, api_error,',
-    'rate_limited), is one entry of failed while the others are answered. Answers are cached for a day, so a re-run',
-    'asks nothing again. next holds the zotero_manage_tags call that tags the retracted items "Retracted".',
+    "Check items for retractions, expressions of concern and corrections: Crossref's notices (publishers' and Retraction",
+    "Watch's), OpenAlex (only with ZOTEUS_OPENALEX_API_KEY; notes says when skipped) and, read from zotero.sqlite,",
+    "Zotero's own flags. Give item_keys, collection_key (its top-level items) or all: true (paged: nextStart continues).",
+    "The DOI comes from the DOI field, Extra or a doi.org URL; items without one are in notChecked. Reads the desktop's",
+    'data without a key, else the Web API with ZOTERO_API_KEY; answers are cached a day. hits: one per notice',
+    '(retraction true only for one that withdraws the work); an unknown key or a service that failed is one entry of',
+    'failed. next is the zotero_manage_tags call that tags the retracted items.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -82,11 +79,9 @@ export default defineTool({
         .array(lookupKey())
         .max(1000)
         .optional()
-        .describe('Items to check, by key (a key that names no item is one entry of failed).'),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Check the top-level items of this collection.'),
-      all: z.boolean().optional().describe('Check the top-level items of the whole library.'),
+        .describe('Items to check; an unknown key is one entry of failed.'),
+      collection_key: zoteroKey('collection_key').optional().describe('Check its top-level items.'),
+      all: z.boolean().optional().describe('Check every top-level item of the library.'),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

@@ -4,6 +4,7 @@
  * asked to apply; the preview's plan can be applied exactly, a call later.
  */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { checkUpdateStatus } from '../../core/versions/check.js';
 import { plural } from '../../core/words.js';
@@ -50,17 +51,13 @@ export default defineTool({
   title: 'Update preprints to their published version',
   summary: 'Find the published versions of preprints and early-access articles; preview, then apply.',
   description: [
-    'Finds items that may have a published version (item type preprint; a DOI or URL of a preprint server such as arXiv,',
-    'bioRxiv, medRxiv, SSRN, Research Square, OSF or ChemRxiv; journal articles with a DOI but no volume, issue or pages)',
-    'and looks the published version up: Crossref’s preprint relations, arXiv’s journal DOI, OpenAlex (with',
-    'ZOTEUS_OPENALEX_API_KEY). A match needs a DOI and a title similarity of at least threshold (0.85); each update',
-    'shows its evidence and its changes field by field (itemType, publicationTitle, volume, issue, pages, date, DOI, url;',
-    'an arXiv id is kept as an "arXiv:" line in Extra). Without apply nothing is written: the preview returns planId (kept',
-    'a day). apply: true with plan_id writes exactly that plan, and an item edited since the preview is a conflict in',
-    'failed, untouched; apply: true without plan_id looks up and writes in one call. Writes go to the Zotero library',
-    '(the desktop app’s local API when it takes writes, else the cloud Web API) under each item’s version; tag adds a tag and note a child note (the evidence, the old values) to each updated item. Re-running changes nothing.',
-    'Items: item_keys, collection_key (its top-level items) or all: true. unmatched lists candidates without an',
-    'accepted published version, and why.',
+    'Update preprints, and journal articles with a DOI but no volume, issue or pages, to their published version',
+    '(Crossref relations, arXiv, OpenAlex with ZOTEUS_OPENALEX_API_KEY): a match needs a DOI and a title similarity of',
+    'at least 0.85; each update shows its evidence and field changes. Without apply it only previews, returning planId',
+    '(kept a day); apply: true with plan_id writes that plan exactly (an item edited since fails as a conflict), without',
+    "plan_id it looks up and writes at once. Writes go to the desktop's local API when a person authorised it, else to",
+    'the Web API with a ZOTERO_API_KEY that can write; a preview of a desktop library needs no key. To fill empty fields',
+    'only use zotero_enrich; zotero_undo reverts an apply.',
   ].join(' '),
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
@@ -83,27 +80,23 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys(
-        'Items to check, by key; a key that names no item is one entry of failed',
-      ).optional(),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Check the top-level items of this collection.'),
-      all: z.boolean().optional().describe('Check the top-level items of the whole library.'),
+      item_keys: itemKeys('Items to check; an unknown key is one entry of failed').optional(),
+      collection_key: zoteroKey('collection_key').optional().describe('Check its top-level items.'),
+      all: z.boolean().optional().describe('Check every top-level item of the library.'),
       apply: z
         .boolean()
         .optional()
-        .describe('Write the changes (default false: preview only, which returns a plan id).'),
+        .describe('Write the changes; without it, a preview that returns a plan id.'),
       plan_id: z
         .string()
         .max(64)
         .optional()
-        .describe('With apply: the plan id a preview returned, applied exactly (no new lookups).'),
+        .describe(`With ${paramRef('apply')}: a preview's plan id, applied exactly (no new lookups).`),
       tag: z.string().min(1).max(255).optional().describe('Add this tag to each item updated.'),
       note: z
         .boolean()
         .optional()
-        .describe('Add a child note to each item updated: the evidence and every field’s old value.'),
+        .describe('Add a child note to each item updated: the evidence and the old values.'),
       ...libraryParams,
     })
     .strict(),

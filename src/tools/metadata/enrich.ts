@@ -5,6 +5,7 @@
  * be applied exactly, a call later.
  */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
 import { checkEnrich } from '../../core/enrich/fields.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -49,17 +50,13 @@ export default defineTool({
   summary:
     'Fill empty DOI, abstract, ISSN, pages and publisher fields from Crossref/OpenAlex; preview, then apply.',
   description: [
-    'Fills the empty fields of items (DOI, abstract, ISSN, pages, publisher; fields chooses among them) from Crossref',
-    'and, with ZOTEUS_OPENALEX_API_KEY, OpenAlex; a field that holds anything is never changed. An item with a DOI is',
-    'read by it (Crossref, 50 DOIs a request); one without is searched on Crossref by title, first author and year, and',
-    'the top hit is taken only with a title similarity of at least threshold (0.85), the same year (±1) and the same',
-    'first author’s family name: evidence shows each. Without apply nothing is written: the preview returns planId',
-    '(kept a day). apply: true with plan_id writes exactly that plan: a field someone filled since the preview is left',
-    'as it is (status conflict, with what it holds now) while the item’s other fields are filled, and an item whose',
-    'every planned field was filled meanwhile is a conflict in failed, untouched; apply: true without plan_id looks up',
-    'and writes in one call. Writes go to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) under each item’s version. Re-running',
-    'changes nothing. Items: item_keys, collection_key (its top-level items) or all: true. unmatched lists items with',
-    'empty fields that nothing was found for, and why.',
+    'Fill the empty DOI, abstract, ISSN, pages and publisher fields of items from Crossref and, with',
+    'ZOTEUS_OPENALEX_API_KEY, OpenAlex; a field holding anything is never changed. An item without a DOI is matched by',
+    'title (similarity at least 0.85), year (+-1) and first author; evidence shows each. Without apply it only',
+    'previews, returning planId (kept a day); apply: true with plan_id writes that plan exactly (a field filled since is',
+    "left, status conflict), without plan_id it looks up and writes at once. Writes go to the desktop's local API when",
+    'a person authorised it, else to the Web API with a ZOTERO_API_KEY that can write; a preview of a desktop library',
+    'needs no key. unmatched says why. For preprints now published use zotero_update_status.',
   ].join(' '),
   tier: 'write',
   callTier: (input) => (input.apply === true ? 'write' : 'read'),
@@ -82,30 +79,24 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys(
-        'Items to enrich, by key; a key that names no item is one entry of failed',
-      ).optional(),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Enrich the top-level items of this collection.'),
-      all: z.boolean().optional().describe('Enrich the top-level items of the whole library.'),
+      item_keys: itemKeys('Items to enrich; an unknown key is one entry of failed').optional(),
+      collection_key: zoteroKey('collection_key').optional().describe('Enrich its top-level items.'),
+      all: z.boolean().optional().describe('Enrich every top-level item of the library.'),
       fields: z
         .array(z.string().min(1).max(200))
         .min(1)
         .max(10)
         .optional()
-        .describe(
-          'Which empty fields to fill, among DOI, abstract (abstractNote), ISSN, pages, publisher (an entry may hold several, comma-separated). Default: all of them.',
-        ),
+        .describe('Among DOI, abstract, ISSN, pages, publisher (comma-separated too); omitted: all.'),
       apply: z
         .boolean()
         .optional()
-        .describe('Write the fills (default false: preview only, which returns a plan id).'),
+        .describe('Write the fills; without it, a preview that returns a plan id.'),
       plan_id: z
         .string()
         .max(64)
         .optional()
-        .describe('With apply: the plan id a preview returned, applied exactly (no new lookups).'),
+        .describe(`With ${paramRef('apply')}: a preview's plan id, applied exactly (no new lookups).`),
       ...libraryParams,
     })
     .strict(),

@@ -14,7 +14,7 @@ const PAGE = {
   rows: 'Groups',
   default: 50,
   max: 200,
-  note: 'the answer ends sooner when its rows reach about 40 KB: continue from nextStart',
+  note: 'a page ends sooner at about 40 KB',
 } as const;
 
 const member = z.object({
@@ -49,15 +49,12 @@ export default defineTool({
   summary:
     'Find groups of likely duplicate items: shared DOI, arXiv id or ISBN, or alike title, first creator and year.',
   description: [
-    'Reads only: changes nothing in the library. Compares the top-level regular items of the library (or of',
-    'collection_key) and groups likely duplicates of one item type: items that share a DOI, an arXiv id or an ISBN',
-    '(confidence 1), or whose titles are alike (similarity at least threshold, 0.9, after folding case, accents and',
-    'punctuation) with the same first creator and the same year (confidence = the similarity). Not matched: titles that',
-    'number different parts or volumes ("Part I" / "Part II"), items of different types (a book and its review, a book',
-    'and its chapter), items that both carry DOIs (or ISBNs) and share none. Works on every backend (desktop or Web',
-    'API) and needs no key for a local library. Each group names a suggested master (the oldest item); merge a group',
-    'with zotero_merge_items (master_key, then item_keys). Groups are paged (start/limit, nextStart; totalResults',
-    'counts them all), strongest first.',
+    'Find likely duplicate items among the top-level regular items of the library (or of collection_key), grouped',
+    'within one item type: a shared DOI, arXiv id or ISBN (confidence 1), or alike titles (similarity at least 0.9)',
+    'with the same first creator and year (confidence = the similarity). Never matched: numbered parts or volumes,',
+    "different item types, items whose DOIs (or ISBNs) differ. Reads the desktop's data without a key, else the Web",
+    'API with ZOTERO_API_KEY. Groups come strongest first, paged (totalResults, nextStart); each names a suggested',
+    'master (the oldest): merge a group with zotero_merge_items (master_key, item_keys).',
   ].join(' '),
   tier: 'read',
   openWorld: false,
@@ -72,9 +69,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Compare only the top-level items of this collection.'),
+      collection_key: zoteroKey('collection_key').optional().describe('Compare only its top-level items.'),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

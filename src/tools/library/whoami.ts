@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
 import { describeLibrary, libraryPrefix, resolveLibrary } from '../../core/library/address.js';
 import { defineTool, type Deps } from '../../core/tool.js';
+import { TOOLSETS, toolsetsOn, type ToolsetChoice } from '../../core/toolsets.js';
 
 const backend = z.object({
   configured: z.boolean().describe('Whether this backend is set up to be used.'),
@@ -87,6 +88,19 @@ const access = z
   .describe('What the key may do, as the server’s /keys/current reports it.');
 
 type LocalApiBackend = z.infer<typeof localApiBackend>;
+
+/** The toolsets on and off, and how to turn the others on (toolsets.ts). */
+function toolsetReport(choice: ToolsetChoice): { on: string[]; off: string[]; hint?: string } {
+  if (choice === 'all') return { on: ['all'], off: [] };
+  const on = toolsetsOn(choice);
+  const off = TOOLSETS.filter((set) => !on.includes(set));
+  const example = off[0] ?? 'files';
+  return {
+    on,
+    off,
+    hint: `Start the MCP server with ZOTEUS_TOOLSETS set to a comma-separated list (e.g. ${[...on, example].join(',')}), or all for every tool.`,
+  };
+}
 type SqliteBackend = z.infer<typeof sqliteBackend>;
 
 /** Each library with where its writes go (write-route.ts), probing the desktop without a key. */
@@ -154,23 +168,17 @@ async function desktopReport(
 
 export default defineTool({
   name: 'zotero_whoami',
-  title: 'Who am I (Zoteus status)',
+  title: 'Zoteus status',
   summary: 'Show the Zoteus version, the default library, read-only mode and which backends are set up.',
   description: [
-    'Read-only; changes nothing. Reports the Zoteus version, whether read-only mode is on (then only read tools exist),',
-    'the default library calls go to when they name none (and why: configured, the API key’s own library, or the desktop app),',
-    'and which backends are configured and answer: the Zotero Web API (cloud; needs ZOTERO_API_KEY), the desktop app’s',
-    'local API (its url, and when Zotero runs with it disabled, the hint to enable it), and its zotero.sqlite (path, schema',
-    'version, read in place or from a private copy). libraries lists the default library and every library the desktop app',
-    'holds, each with the backend that serves its reads (web, localApi or sqlite) and why (as many as fit in about 40 KB;',
-    'librariesTotal then counts them all), and where its writes go (writes.to: desktop, through Zotero 10’s local API with',
-    'a key a person authorised, or cloud, the Web API) and why (app not running, local API off, Zotero older than 10, no',
-    'local API key, not on the desktop, ZOTEUS_WRITES); the desktop is probed without any key.',
-    'With a key it checks the key with the server now and reports key: {userID, username,',
-    'access}, where access says which libraries the key may read and write (groups.all: every group of its user). A refused',
-    'key gives key: null with backends.web.error.code auth_invalid; an unreachable server gives backends.web.available:',
-    'false; neither fails the call. Call it first when a library call fails with auth_missing, auth_invalid or',
-    'permission_denied, or to learn which library an omitted library_id means. The API key itself is never shown.',
+    'Report how Zoteus is set up: version, read-only mode, the default library a call without library_id addresses (and',
+    "why: config, the API key's own library, or the desktop), each backend and whether it answers (the Web API with",
+    "ZOTERO_API_KEY; the desktop app's local API and zotero.sqlite, no key), per library the backend serving reads and",
+    'where writes go (desktop or cloud, or why neither), what the key may access, and the toolsets this server lists',
+    '(toolsets.on; toolsets.hint says how to offer more). The key is checked with the server now: a refused key or an',
+    'unreachable server is reported in backends.web.error, not as a failure; the key itself is never shown. Call it first',
+    'when a call fails with auth_missing, auth_invalid or permission_denied. For the group libraries the key reaches, with',
+    'names, item counts and write rights, use zotero_groups.',
   ].join(' '),
   startHere: 'to see the default library and which backends are set up',
   tier: 'read',
@@ -221,6 +229,15 @@ export default defineTool({
         'How many libraries there are, when libraries holds only the first (the answer’s size bound, about 40 KB).',
       ),
     profile: z.string().nullable().describe('The config-file profile in use, if any.'),
+    toolsets: z
+      .object({
+        on: z
+          .array(z.string())
+          .describe('The toolsets an MCP server with this configuration lists (ZOTEUS_TOOLSETS).'),
+        off: z.array(z.string()).describe('The toolsets it leaves out.'),
+        hint: z.string().optional().describe('How to offer the others.'),
+      })
+      .describe('Which groups of tools an MCP server lists; the CLI has every command whatever they are.'),
   }),
   summarize: (out) => {
     const web = out.backends.web;
@@ -318,6 +335,7 @@ export default defineTool({
       libraries: shown.rows,
       ...(shown.cut ? { librariesTotal: libraries.length } : {}),
       profile: config.profile ?? null,
+      toolsets: toolsetReport(config.toolsets ?? 'default'),
     };
   },
 });

@@ -101,6 +101,21 @@ describe('toolsets', () => {
     expect(text).toContain('ZOTEUS_TOOLSETS=default,history');
   });
 
+  it('whoami says which toolsets are on and how to offer the others', async () => {
+    const { client } = await listed({ ZOTEUS_TOOLSETS: 'files,history' });
+    const result = await client.callTool({ name: 'zotero_whoami', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { toolsets: unknown }).toolsets).toEqual({
+      on: ['files', 'history'],
+      off: TOOLSETS.filter((s) => s !== 'files' && s !== 'history'),
+      hint: 'Start the MCP server with ZOTEUS_TOOLSETS set to a comma-separated list (e.g. files,history,library), or all for every tool.',
+    });
+    const all = await (
+      await listed({ ZOTEUS_TOOLSETS: 'all' })
+    ).client.callTool({ name: 'zotero_whoami', arguments: {} });
+    expect((all.structuredContent as { toolsets: unknown }).toolsets).toEqual({ on: ['all'], off: [] });
+  });
+
   it('an unknown set is a startup error naming the choices', async () => {
     expect(() => parseToolsets('ZOTEUS_TOOLSETS', 'default,nope')).toThrow(
       "ZOTEUS_TOOLSETS names no toolset 'nope'; the toolsets are default, all, library, collections, items, notes, tags, fulltext, search, citations, files, metadata, history, evidence.",

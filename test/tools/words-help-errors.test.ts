@@ -42,20 +42,22 @@ const tool = (name: string): AnyTool => {
 };
 
 describe('help in CLI words, descriptions that read on both surfaces', () => {
-  it('zot search --help: the fields, tag and since inputs as flags, no JSON list', async () => {
+  it('zot search --help: the tag, since and other inputs as flags, sibling tools as commands', async () => {
     const text = await helpOf(['search']);
     expect(text).toContain(
-      '`--fields` chooses which fields each item keeps (for example key, title, creators and year).',
+      '(--qmode "everything": any field, tag, note, indexed full text; a match in a child counts for its parent)',
     );
     expect(text).toContain(
-      'and `--tag` (exact, case-sensitive tag names; `zot tag list` lists them; when none matches, the answer’s message names a tag that differs only in case or spacing)',
+      'filtered by `--tag`, --type, --collection, `--since` or --days. By meaning instead: `zot semantic-search`; one item whole: `zot read`; digests: `zot summarize`.',
     );
-    expect(text).toContain('`--since` (a library version: only items changed after it)');
-    expect(text).toContain('(truncated: true when that cut it short of `--limit`)');
+    expect(text).toContain('--sort <dateModified|');
+    expect(text).toContain('Only dateAdded with --days. (default: "dateModified")');
+    expect(text).not.toMatch(/\bzotero_(?!search_items\b)[a-z_]+/);
+    expect(text).not.toContain('added_within_days');
     expect(text).not.toContain('["key"');
-    // Over MCP the same sentence names the inputs.
+    // Over MCP the same sentence names the inputs and the tools.
     expect(describeTool(tool('zotero_search_items')).description).toContain(
-      '`fields` chooses which fields each item keeps (for example key, title, creators and year). ',
+      'filtered by `tag`, item_type, collection_key, `since` or added_within_days. By meaning instead: zotero_semantic_search; one item whole: zotero_get_item; digests: zotero_summarize.',
     );
   });
 

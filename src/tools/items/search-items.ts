@@ -14,6 +14,7 @@ import { defineTool } from '../../core/tool.js';
 import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../core/library/port.js';
 import { asListedJson, listedItem } from './shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
+import { paramRef } from '../../core/call/refs.js';
 import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
 
@@ -21,9 +22,7 @@ const filterExpr = (what: string, example: string) =>
   z
     .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)])
     .optional()
-    .describe(
-      `${what}. One expression, or a list of them that must all hold: "a || b" matches either, a leading "-" excludes (${example}).`,
-    );
+    .describe(`${what}: "a || b" either, "-a" excludes (${example}); a list: all must hold.`);
 
 function summary(
   out: {
@@ -88,29 +87,15 @@ function fieldsLine(item: { key: string; meta?: object; data?: object }, names: 
 
 export default defineTool({
   name: 'zotero_search_items',
-  title: 'Search Zotero items (read-only)',
+  title: 'Search items',
   summary:
     'Search or list the items of a library: words in title, creators and year (or everywhere), filters, sorting, paging.',
   description: [
-    'Read-only; changes nothing. Finds items and returns them in the Zotero Web API JSON shape (key, version, meta, data with',
-    'its fields, creators, tags, collections), whichever backend answers: the desktop’s zotero.sqlite or local API when',
-    'available (fast, as of the desktop’s last sync), else the Web API; `backend` says which. Empty values (empty strings',
-    'and lists, null) are left out; `fields` chooses which fields each item keeps (for example key, title, creators and year).',
-    'q is split into words on spaces and punctuation, case- and accent-insensitively, and every word must match',
-    '("sea level" finds "Sea-level", "muller" finds "Müller"): in the title, creators and year (qmode "titleCreatorYear",',
-    'the default), or in any field, tag, note and indexed full text (qmode "everything"; a child note or full text counts for',
-    'its parent). Without q it lists the library (or collection_key’s items), newest change first. Filters: item_type (Zotero’s',
-    'item types; an unknown one is refused) and `tag` (exact, case-sensitive tag names; zotero_list_tags lists them; when none',
-    'matches, the answer’s message names a tag that differs only in case or spacing), collection_key (zotero_list_collections',
-    'finds keys), `since` (a library version: only items changed after it), include_trashed (default false), added_within_days (items added in the last N days,',
-    'newest first; an addition to the Web API parameters). It returns works, not their parts: top-level items (regular items,',
-    'standalone notes and attachments), and a child note, attachment, annotation or full text that matches q counts for its',
-    'parent, as in Zotero’s own search; include_children: true lists and matches children as items of their own. Paging: start/limit (25 by default, at most 100); totalResults',
-    'counts every match, and nextStart says where the next page starts (absent on the last page). An answer is bounded:',
-    'a text field longer than 2,000 characters (a long abstract, a note) or a list longer than 100 entries (creators, tags)',
-    'is cut and named in truncatedFields, and a page holds at most about 40 KB of items (truncated: true when that cut it',
-    'short of `limit`). Use zotero_get_item for one item whole, with its notes and attachments, zotero_summarize for compact',
-    'digests.',
+    'Find items by words in title, creators and year (qmode "everything": any field, tag, note, indexed full text; a match',
+    'in a child counts for its parent), or list them newest change first, filtered by `tag`, item_type, collection_key,',
+    '`since` or added_within_days. By meaning instead: zotero_semantic_search; one item whole: zotero_get_item; digests:',
+    'zotero_summarize. Reads the desktop (local API, else zotero.sqlite) without a key, else the Web API with',
+    'ZOTERO_API_KEY. Long fields cut are named in truncatedFields.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -147,63 +132,45 @@ export default defineTool({
         .string()
         .max(500)
         .optional()
-        .describe(
-          'Words that must all match (case- and accent-insensitive; punctuation separates words). Omit to list items.',
-        ),
-      qmode: z
-        .enum(['titleCreatorYear', 'everything'])
-        .optional()
-        .describe(
-          '"titleCreatorYear" (default): title, creators and year. "everything": also every other field, tags, notes and indexed full text.',
-        ),
-      item_type: filterExpr('Item type filter', '"book || journalArticle", "-attachment"'),
-      tag: filterExpr('Tag filter', '"sea level", "ocean || climate", "-to-read"'),
+        .describe('Words that must all match, case- and accent-insensitive. Omit to list.'),
+      qmode: z.enum(['titleCreatorYear', 'everything']).optional().meta({ default: 'titleCreatorYear' }),
+      item_type: filterExpr('Item types', '"book || thesis", "-note"'),
+      tag: filterExpr('Exact tags', '"-to-read"'),
       collection_key: zoteroKey('collection_key')
         .optional()
-        .describe('Only items directly in this collection (its key, as the collection listing gives it).'),
+        .describe('Only items directly in this collection.'),
       include_children: z
         .boolean()
         .optional()
-        .describe(
-          'Also list child notes, attachments and annotations as items of their own, each matched on its own (default false: top-level items only, and a match in a child or its full text counts for its parent).',
-        ),
+        .describe('Also list child notes, attachments and annotations as items.'),
       since: z
         .number()
         .int()
         .min(0)
         .optional()
-        .describe('A library version: only items changed after it (for syncing; not a date).'),
-      include_trashed: z.boolean().optional().describe('Include items in the trash (default false).'),
+        .describe('A library version (not a date): only items changed after it.'),
+      include_trashed: z.boolean().optional().describe('Items in the trash too.'),
       sort: z
         .enum(SORT_FIELDS)
         .optional()
-        .describe('Sort field (default dateModified; with added_within_days only dateAdded).'),
-      direction: z
-        .enum(['asc', 'desc'])
-        .optional()
-        .describe('Sort direction (default desc for dates, asc for the others).'),
-      ...pagingParams({
-        rows: 'Items',
-        default: 25,
-        max: 100,
-        note: 'a page holds at most about 40 KB of items',
-      }),
+        .meta({ default: 'dateModified' })
+        .describe(`Only dateAdded with ${paramRef('added_within_days')}.`),
+      direction: z.enum(['asc', 'desc']).optional().describe('Default desc for dates, else asc.'),
+      ...pagingParams({ rows: 'Items', default: 25, max: 100 }),
       added_within_days: z
         .number()
         .int()
         .min(1)
         .max(36500)
         .optional()
-        .describe(
-          'Only items added in the last N days, newest first (direction "asc": oldest first). Not a Web API parameter: Zoteus reads the newest items until it passes the cut-off (at most 10,000).',
-        ),
+        .describe('Only items added in the last N days, newest first.'),
       fields: z
         .array(z.string().min(1).max(500))
         .min(1)
         .max(50)
         .optional()
         .describe(
-          'The fields each item keeps, e.g. key, title, creators, year (an entry may hold several, comma-separated): Zotero field names as its schema spells them, plus version, library, creatorSummary, parsedDate, numChildren and year. The key is always kept. Default: every field that is not empty.',
+          'Fields each item keeps, e.g. key, title, creators, year, creatorSummary. Default: all non-empty.',
         ),
       ...libraryParams,
     })

@@ -57,19 +57,19 @@ describe('--help at a terminal', () => {
 
   it('zot search --help: the commands and flags it refers to, whole option texts, named placeholders', async () => {
     const text = await helpOf(['search'], 100);
-    expect(text).toContain('`zot tag list` lists them');
-    expect(text.replace(/\s+/g, ' ')).toContain('Use `zot read` for one item whole');
-    expect(text).toMatch(/--include-children lists and matches/);
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain(
+      'By meaning instead: `zot semantic-search`; one item whole: `zot read`; digests: `zot summarize`.',
+    );
+    expect(flat).toContain('--include-children Also list child notes, attachments and annotations as items.');
     expect(text).toContain('--type <type>');
     expect(text).toContain('--tag <tag>');
     expect(text).not.toContain('<json>');
     // The whole option text, not its first sentence.
-    expect(text.replace(/\s+/g, ' ')).toContain(
-      '--library-id <integer> Numeric id of the library to address, e.g. 5234875 for a group (`zot groups` lists the ids you can reach).',
+    expect(flat).toContain(
+      '--library-id <integer> Group id (a user id with --library-type "user"); omit for the default library.',
     );
-    expect(text.replace(/\s+/g, ' ')).toContain(
-      'Sort field (default dateModified; with --days only dateAdded).',
-    );
+    expect(flat).toContain('Only dateAdded with --days. (default: "dateModified")');
   });
 
   it('a command that is one action of a tool shows its own summary, not the tool’s description of every action', async () => {
@@ -120,6 +120,6 @@ describe('zot schema', () => {
       [...inputFields].some((field) => new RegExp(`(?<![\\w-])${field}(?![\\w-])`).test(h)),
     );
     expect(named).toEqual([]);
-    expect(helps).toContain('Sort field (default dateModified; with --days only dateAdded).');
+    expect(helps).toContain('Only dateAdded with --days.');
   });
 });

@@ -430,7 +430,10 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
       /^\/?(users|groups)\/\d+\/tags$/.test(path.split('?')[0] ?? '')
         ? await tagDeletion(library, query, options?.call)
         : [];
-    // Otherwise not per object (a file upload): recorded, not undoable.
+    // Otherwise not per object (a file upload): recorded, not undoable. An upload changes its
+    // attachment's file fields on the server: the attachment as last read is its state before.
+    const upload = /^\/?(?:users|groups)\/\d+\/items\/([A-Za-z0-9]+)\/file$/.exec(path.split('?')[0] ?? '');
+    const attachment = upload ? seen.get(id(library, 'items', upload[1] as string)) : undefined;
     const ids = await recordAll(
       perObject.length > 0
         ? perObject
@@ -440,7 +443,7 @@ export function journaledClient(client: ZoteroClient, journal: JournalRecorder):
               kind,
               key: `${method} ${path.split('?')[0] ?? path}`,
               op: 'other',
-              before: null,
+              before: attachment ? (attachment as unknown as Data) : null,
               sent: options?.query ? (JSON.parse(JSON.stringify(options.query)) as Data) : null,
             },
           ],

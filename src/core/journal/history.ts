@@ -65,16 +65,27 @@ function since(text: string | undefined): number | undefined {
   return t;
 }
 
-/** Whether undo can still restore a request, and the reason when not. */
-export function undoability(r: RequestSummary): { undoable: boolean; reason?: string } {
+/**
+ * Whether undo can still restore a request, and the reason when not. A request that wrote
+ * nothing per object (a file upload alone) is asked of its entries: what undo would do with them.
+ */
+export function undoability(
+  r: RequestSummary,
+  plan: () => { plans: readonly unknown[]; notUndoable: ReadonlyArray<{ reason: string }> },
+): { undoable: boolean; reason?: string } {
   const landed = r.counts.done + r.counts.unknown + r.counts.pending;
   if (!r.undo) return { undoable: false, reason: `${r.tool} declares nothing that undo can restore` };
   if (landed === 0) return { undoable: false, reason: 'nothing it sent landed' };
   if (r.ops.other > 0 && r.ops.other === r.ops.update + r.ops.create + r.ops.delete + r.ops.other) {
-    return {
-      undoable: false,
-      reason: 'its change was made across the library at once (not recorded per object)',
-    };
+    const { plans, notUndoable } = plan();
+    if (plans.length === 0) {
+      return {
+        undoable: false,
+        reason:
+          notUndoable[0]?.reason ??
+          'its change was made across the library at once (not recorded per object)',
+      };
+    }
   }
   if (r.undoneBy.length > 0) return { undoable: false, reason: `already undone by ${r.undoneBy.join(', ')}` };
   return { undoable: true };
@@ -87,11 +98,12 @@ export async function listHistory(deps: Deps, input: HistoryInput): Promise<Hist
   const from = since(input.since);
   if (!existsSync(path)) return { requests: [], total: 0, truncated: false, journal: path };
   const { openJournal, journalDays } = await import('./store.js');
+  const { planUndo } = await import('./undo.js');
   const journal = openJournal(path, { now: () => deps.clock.now(), days: journalDays(deps.env) });
   try {
     const { requests, total } = journal.history({ start, limit, since: from, tool: input.tool });
     const rows = requests.map((r): HistoryRow => {
-      const verdict = undoability(r);
+      const verdict = undoability(r, () => planUndo(journal.entries(r.requestId)));
       return {
         requestId: r.requestId,
         time: new Date(r.createdAt).toISOString(),

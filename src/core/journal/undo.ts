@@ -117,10 +117,11 @@ function dataOf(object: Record<string, unknown> | null): ObjectData | undefined 
 }
 
 /**
- * What a request's plan of one object says: `ignore` are fields the request changed on the
- * server without sending them (a file upload's md5 and mtime), neither compared nor restored.
+ * What undo does to one object. `uploaded`: the request uploaded the attachment's file, which
+ * set its file fields on the server without them being sent (FILE_FIELDS: not taken for
+ * another's change); of those, the stored file's own (FILE_STATE) are not restored either.
  */
-type Plan = { ignore?: readonly string[] } & (
+type Plan = { uploaded?: true } & (
   | { do: 'restore'; kind: string; key: string; wanted: ObjectData; left: ObjectData }
   | { do: 'trash'; kind: string; key: string; left: ObjectData }
   | { do: 'delete'; kind: string; key: string; left: ObjectData }
@@ -131,15 +132,17 @@ type Plan = { ignore?: readonly string[] } & (
 const KINDS = ['collections', 'searches', 'items'] as const;
 
 /** The fields an upload of an attachment's file sets on the attachment item. */
-const FILE_FIELDS: readonly string[] = ['md5', 'mtime'];
+const FILE_FIELDS: readonly string[] = ['md5', 'mtime', 'filename', 'contentType'];
+/** Of those, what describes the bytes stored now, which undo does not bring back. */
+const FILE_STATE: readonly string[] = ['md5', 'mtime'];
 
 /** `METHOD /users/1/items/KEY/file`: a file upload's requests, journaled as `other` entries. */
 const FILE_UPLOAD = /^[A-Z]+ \/?(?:users|groups)\/\d+\/items\/([A-Za-z0-9]+)\/file$/;
 
-/** The fields in which `a` and `b` differ, but the plan's ignored ones. */
+/** The fields in which `a` and `b` differ, but the file fields of a file the request uploaded. */
 function differing(plan: Plan, a: ObjectData, b: ObjectData): string[] {
   const fields = differingFields(a, b);
-  return plan.ignore ? fields.filter((f) => !plan.ignore?.includes(f)) : fields;
+  return plan.uploaded ? fields.filter((f) => !FILE_FIELDS.includes(f)) : fields;
 }
 
 /** What undo does per object, from the request's entries (several per object after re-reads). */
@@ -159,9 +162,14 @@ export function planUndo(entries: readonly EntryRecord[]): {
   const notUndoable: Array<{ key: string; reason: string }> = [];
   /** Items whose file the request uploaded: their file fields are the upload's. */
   const uploaded = new Set<string>();
+  /** Per item, the first upload's entry that read the attachment before it. */
+  const beforeUpload = new Map<string, EntryRecord>();
   for (const e of entries) {
     const upload = e.op === 'other' && LANDED.has(e.status) ? FILE_UPLOAD.exec(e.key) : null;
-    if (upload) uploaded.add(upload[1] as string);
+    if (!upload) continue;
+    const key = upload[1] as string;
+    uploaded.add(key);
+    if (e.before && !beforeUpload.has(key)) beforeUpload.set(key, e);
   }
   for (const list of groups.values()) {
     const first = list[0] as EntryRecord;
@@ -200,14 +208,24 @@ export function planUndo(entries: readonly EntryRecord[]): {
       if (e.op === 'update' && e.after && 'key' in e.after && 'version' in e.after) left = { ...e.after };
       else Object.assign(left, e.sent ?? {});
     }
-    const ignore = kind === 'items' && uploaded.has(key) ? { ignore: FILE_FIELDS } : {};
+    const upload = kind === 'items' && uploaded.has(key) ? { uploaded: true as const } : {};
     if (first.op === 'create') {
-      plans.push({ do: kind === 'items' ? 'trash' : 'delete', kind, key, left, ...ignore });
+      plans.push({ do: kind === 'items' ? 'trash' : 'delete', kind, key, left, ...upload });
     } else if (kind === 'searches') {
       notUndoable.push({ key, reason: 'undo restores a saved search created or deleted, not one edited' });
     } else {
-      plans.push({ do: 'restore', kind, key, wanted: dataOf(first.before) as ObjectData, left, ...ignore });
+      // The attachment before its file was uploaded, when that came first (the state the
+      // update read was the upload's).
+      const earlier = beforeUpload.get(key);
+      const wanted = dataOf(earlier && earlier.id < first.id ? earlier.before : first.before) as ObjectData;
+      plans.push({ do: 'restore', kind, key, wanted, left, ...upload });
     }
+  }
+  // An attachment whose file alone the request replaced: its file's name and type as they were.
+  for (const [key, e] of beforeUpload) {
+    const before = dataOf(e.before);
+    if (groups.has(`items/${key}`) || !before) continue;
+    plans.push({ do: 'restore', kind: 'items', key, wanted: before, left: before, uploaded: true });
   }
   return { plans, notUndoable };
 }
@@ -398,10 +416,11 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
           if (changed.length > 0) throw conflict(kind, plan.key, changed);
           return { ...data, deleted: true };
         }
-        if (differing(plan, data, plan.wanted).length === 0) return null;
+        const keep = plan.uploaded ? FILE_STATE : undefined;
+        if (differingFields(data, plan.wanted).filter((f) => !keep?.includes(f)).length === 0) return null;
         const changed = differing(plan, data, plan.left);
         if (changed.length > 0) throw conflict(kind, plan.key, changed);
-        return restoredData(data, plan.wanted, plan.ignore);
+        return restoredData(data, plan.wanted, keep);
       },
     });
     noteVersion(result.libraryVersion);

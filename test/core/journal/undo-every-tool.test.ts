@@ -7,6 +7,7 @@
  * its `undo` text and history say it. The list of mutating tools comes from `tools` by tier, so
  * a new write tool without a case here fails the sweep.
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -201,6 +202,63 @@ describe('undo of every mutating tool, the library compared object by object', (
       expectRestored(before, made);
     },
   );
+
+  sweep(
+    'zotero_attach_file',
+    'a new version of a stored file: title and filename as they were; the new bytes stay, as the declaration says',
+    async () => {
+      // Titled as its file (the title follows the new file's name) and titled on its own.
+      for (const title of ['paper.pdf', 'My own title']) await newVersion(title);
+    },
+  );
+  async function newVersion(title: string): Promise<void> {
+    {
+      const [parent] = lib().addItems([{ title: 'Parent' }]) as [string];
+      const [att] = lib().addItems([
+        {
+          itemType: 'attachment',
+          parentItem: parent,
+          linkMode: 'imported_file',
+          title,
+          filename: 'paper.pdf',
+          contentType: 'application/pdf',
+        },
+      ]) as [string];
+      const old = makePdf({ pages: [['First version']] });
+      w.world.server.files.seedFile(lib(), att, {
+        md5: createHash('md5').update(old).digest('hex'),
+        filename: 'paper.pdf',
+        size: old.length,
+        mtime: 1_600_000_000_000,
+        contentType: 'application/pdf',
+      });
+      const before = snapshot();
+      const path = join(w.world.box.dir, 'paper-v2.pdf');
+      const bytes = makePdf({ pages: [['Second version']] });
+      writeFileSync(path, bytes);
+      const { write, undo } = await writeThenUndo('zotero_attach_file', ['attach', att, '--file', path]);
+      // Undoable from its upload's entries alone (no field written when the title is its own).
+      const h = await zot(['history', '--tool', 'zotero_attach_file', '--limit', '1']);
+      expect((h.data.requests as unknown[])[0]).toMatchObject({
+        requestId: write.meta.request_id,
+        objects: { changed: title === 'My own title' ? 0 : 1, created: 0 },
+        undoable: false,
+        reason: `already undone by ${undo.meta.request_id}`,
+      });
+      const fresh = createHash('md5').update(bytes).digest('hex');
+      expect(write.data.succeeded).toMatchObject([{ key: att, filename: 'paper-v2.pdf', md5: fresh }]);
+      const now = snapshot();
+      const { md5, mtime, ...rest } = now.items[att] as Record<string, unknown>;
+      // The file fields describe the bytes stored now: the new version's.
+      expect(md5).toBe(fresh);
+      expect(mtime).not.toBe(before.items[att]?.mtime);
+      expect(w.world.server.files.files.get(`${LIB}/${att}`)).toMatchObject({ md5: fresh });
+      const { md5: oldMd5, mtime: oldMtime, ...was } = before.items[att] as Record<string, unknown>;
+      expect([oldMd5, oldMtime]).not.toEqual([undefined, undefined]);
+      expect(rest).toEqual(was);
+      expect({ ...now, items: { ...now.items, [att]: before.items[att] } }).toEqual(before);
+    }
+  }
 
   sweep('zotero_create_annotation', 'the created annotation goes to the trash', async () => {
     const [parent] = lib().addItems([{ title: 'Parent' }]) as [string];

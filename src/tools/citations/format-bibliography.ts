@@ -9,7 +9,7 @@ import {
   CITE_MAX_ITEMS,
   LOCATOR_LABELS,
 } from '../../core/citations/constants.js';
-import { paramRef } from '../../core/call/refs.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -39,9 +39,10 @@ export default defineTool({
     'Format items as a bibliography or an in-text citation in a CSL style (APA by default), to paste into a text; for a',
     "BibTeX, RIS or CSL-JSON file use zotero_export; find keys with zotero_search_items. Items are read from the desktop's",
     'data without a key when it holds the library, else the Web API with ZOTERO_API_KEY. engine "local" formats offline;',
-    '"zotero" has Zotero format them (Web API or the desktop\'s local API, not zotero.sqlite; no locators). Give item_keys;',
-    'or citations, one cluster with locators, for mode "citation"; or, for a bibliography, collection_key or q, paged by',
-    'start/limit (nextStart, totalResults). style: a Zotero style repository id (apa, chicago-author-date, ieee, nature...)',
+    '"zotero" has Zotero format them (Web API or the desktop\'s local API, not zotero.sqlite; no locators). Give item_keys' +
+      onlyOn('mcp', ', or citations (one cluster with locators) for mode "citation"') +
+      '; or, for a bibliography, collection_key or q, paged by start/limit (nextStart, totalResults).',
+    `${paramRef('style')}: a Zotero style repository id (apa, chicago-author-date, ieee, nature...)`,
     'or a .csl path; one not on this computer is downloaded once. A key that names no item is one entry of failed, the',
     "others are formatted; truncated: the answer's size cut it, remaining lists the keys left.",
   ].join(' '),

@@ -4,6 +4,7 @@
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -21,23 +22,15 @@ export default defineTool({
   title: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON',
   summary: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON: the text, or a file with --save.',
   description: [
-    'Changes nothing in the library. Exports items as a file a reference manager or LaTeX reads: format "bibtex" (default;',
-    'non-ASCII as LaTeX commands), "biblatex" (UTF-8), "ris" or "csljson" (CSL-JSON, Zotero’s mapping). Items: item_keys,',
-    'collection_key (its top-level items), or all: true (the whole library). Citation keys (BibTeX, BibLaTeX, and the ids of',
-    'CSL-JSON): Extra’s "Citation Key:" line, else the item’s Citation Key field, else Better BibTeX’s key when the desktop',
-    'holds the library, else Zotero’s formula (author_title_year); generated keys that clash get -1, -2 in order of date',
-    'added, unique across the whole library when the desktop holds it (unique: "library"), else within the export (unique:',
-    '"export"); keys lists each item’s key and its source. Without save_path the answer’s text holds the export, a page of',
-    'items at a time (start/limit; about 40 KB at most; nextStart says where the next page starts, truncated when the size',
-    'cut it); with save_path the whole export is written to that file atomically (a whole library streams into it), never',
-    'replacing an existing file unless overwrite is true, and saved says where and how many bytes. A key that names no item',
-    '(or a note or attachment, which has no entry) is one entry of failed ({index, key, code, message, reason, retryable})',
-    'while the others are exported. engine: "local" (default) is Zoteus’ own writers, offline on every backend; "zotero" has',
-    'Zotero’s own translators write the file through the Web API or the desktop app’s local API (exactly what Zotero',
-    'exports, its citation keys unique within each request of 50 or 100 items; no keys list or charset; refused for a',
-    'library read only from zotero.sqlite). To find the items’ keys use zotero_search_items; for references formatted in a',
-    'citation style (APA, Chicago, IEEE…) rather than a file for a reference manager or LaTeX, use',
-    'zotero_format_bibliography.',
+    'Export items as a file for a reference manager or LaTeX: format bibtex (non-ASCII as LaTeX commands), biblatex',
+    '(UTF-8), ris or csljson. For references formatted in a citation style (APA...) use zotero_format_bibliography; find',
+    'keys with zotero_search_items. Give item_keys, collection_key (its top-level items) or all: true; they are read from',
+    "the desktop's data without a key when it holds the library, else the Web API with ZOTERO_API_KEY. Citation keys:",
+    'Extra\'s "Citation Key:" line, the Citation Key field, Better BibTeX\'s (desktop), else generated (author_title_year,',
+    'clashes get -1, -2); keys says where each came from. Without save_path the text holds one page (start/limit,',
+    'nextStart; truncated at about 40 KB); save_path writes the whole export to a file, never replacing one unless',
+    'overwrite: true. A key that names no item is one entry of failed. engine "zotero" uses Zotero\'s own translators (Web',
+    "API or the desktop's local API, not zotero.sqlite).",
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -58,39 +51,25 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z
-        .array(z.string().max(64))
-        .max(5000)
-        .optional()
-        .describe('Items to export, by key (a key that names no item is one entry of failed).'),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Export the top-level items of this collection.'),
-      all: z.boolean().optional().describe('Export every top-level item of the library.'),
-      format: z.enum(FORMATS).optional().describe('bibtex (default), biblatex, ris or csljson.'),
+      item_keys: z.array(z.string().max(64)).max(5000).optional(),
+      collection_key: zoteroKey('collection_key').optional().describe('Its top-level items.'),
+      all: z.boolean().optional().describe('The whole library.'),
+      format: z.enum(FORMATS).optional().meta({ default: 'bibtex' }),
       charset: z
         .enum(['utf8', 'ascii'])
         .optional()
-        .describe(
-          'BibTeX and BibLaTeX: ascii writes non-ASCII as LaTeX commands (bibtex’s default), utf8 keeps it (biblatex’s).',
-        ),
+        .describe("ascii: non-ASCII as LaTeX commands (bibtex's default); utf8 keeps it (biblatex's)."),
       save_path: z
         .string()
         .min(1)
         .optional()
-        .describe(
-          "Write the export to this file instead of returning it (confined to the caller's own folder on a shared deployment).",
-        ),
+        .describe('Write it to this file instead (on a shared server: inside your own folder).'),
       overwrite: z
         .boolean()
         .optional()
-        .describe('Allow save_path to replace an existing file (default false).'),
-      engine: z
-        .enum(ENGINES)
-        .optional()
-        .describe(
-          'local (default): Zoteus’ writers, offline, every backend; zotero: Zotero’s own translators (Web API or local API).',
-        ),
+        .meta({ default: false })
+        .describe(`Let ${paramRef('save_path')} replace an existing file.`),
+      engine: z.enum(ENGINES).optional().meta({ default: 'local' }),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

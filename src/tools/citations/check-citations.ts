@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { checkCitations, checkCitationsInput } from '../../core/citations/check.js';
 import { ZoteusError } from '../../core/errors.js';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool, type Deps } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { fileExists, resolveSavePath } from '../../render/save.js';
@@ -50,25 +51,19 @@ const titled = { item_key: z.string(), title: z.string() };
 
 export default defineTool({
   name: 'zotero_check_citations',
-  title: 'Check a manuscript’s citation keys against the library',
+  title: "Check a manuscript's citation keys",
   summary:
     'Check the citation keys of .tex, .aux, Markdown or .bib files against the library; --write-bib writes a .bib of them.',
   description: [
-    'Changes nothing in the library. Reads manuscripts and checks every citation key they cite against the library’s',
-    'citation keys: LaTeX (\\cite, \\citep, \\textcite, \\parencite, \\autocite and the other natbib and biblatex',
-    'commands, multi-key and multicite forms), .aux files, pandoc Markdown ([@key], @key, [-@key]; .md, .qmd, .rmd) and',
-    'the entry keys of .bib files. files: paths, each read by its extension (kind for another extension); and/or text',
-    'with kind (tex, aux, markdown, bib). The library’s keys are those zotero_export writes: Extra’s "Citation Key:" line, else the',
-    'Citation Key field, else Better BibTeX’s (desktop), else Zotero’s formula author_title_year; the whole library is',
-    'read (over the Web API about one request per 100 items). Result: found (citation_key, item_key, title, source of',
-    'the key), missing (with did_you_mean: the library’s closest keys), ambiguous (several items have the key as their',
-    'own: each is listed), unstable (found only through the formula: it changes when the first creator, title or year',
-    'changes; pin it with a "Citation Key: …" line in Extra), counts of each, and failed: one entry per missing or',
-    'ambiguous key ({index, key, code, message, reason, retryable}; index counts the keys in the order first cited). Some',
-    'keys failed: a partial result; all of them: an error. Lists are cut to about 30 KB (truncated; counts hold the',
-    'totals). write_bib: also write a BibTeX file of exactly the cited items found, under the keys they are cited by,',
-    'atomically, never replacing an existing file unless overwrite is true. On a shared server paths are confined to',
-    'your own folder. To export items by key or collection use zotero_export; to format them, zotero_format_bibliography.',
+    'Check the citation keys a manuscript cites against the library: LaTeX (\\cite and the natbib and biblatex commands),',
+    '.aux, pandoc Markdown ([@key]; .md, .qmd, .rmd) and .bib entry keys, from files (by extension) or text with kind. The',
+    "library's keys are those zotero_export writes; the whole library is read, from the desktop's data without a key when",
+    'it holds it, else the Web API with ZOTERO_API_KEY (about one request per 100 items). Result: found, missing',
+    '(did_you_mean: the closest keys), ambiguous (several items have it), unstable (generated: it changes with the first',
+    'creator, title or year; pin it with "Citation Key: ..." in Extra); failed: one entry per missing or ambiguous key (all',
+    'of them: an error); lists cut at about 30 KB (truncated; counts are totals). write_bib also writes a .bib of the cited',
+    'items found, never replacing a file unless overwrite: true. The library is not changed; to format citations use',
+    'zotero_format_bibliography.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -93,28 +88,27 @@ export default defineTool({
         .max(100)
         .optional()
         .describe(
-          'Manuscripts to check, by path: .tex, .ltx, .latex, .aux, .md, .markdown, .qmd, .rmd or .bib (another extension needs kind).',
+          `Paths: .tex, .ltx, .latex, .aux, .md, .markdown, .qmd, .rmd, .bib (others need ${paramRef('kind')}).`,
         ),
       text: z
         .string()
         .optional()
-        .describe('A manuscript’s own text, instead of or besides files (needs kind).'),
+        .describe(`A manuscript's text (needs ${paramRef('kind')}).`),
       kind: z
         .enum(KINDS)
         .optional()
-        .describe(
-          'How to read text, and any file whose extension is none of those of files: tex, aux, markdown or bib.',
-        ),
+        .describe(`How to read ${paramRef('text')} and files of another extension.`),
       write_bib: z
         .string()
         .min(1)
         .max(1024)
         .optional()
-        .describe('Also write a BibTeX file of the cited items found to this path.'),
+        .describe('Also write a .bib of the cited items found to this path.'),
       overwrite: z
         .boolean()
         .optional()
-        .describe('Allow write_bib to replace an existing file (default false).'),
+        .meta({ default: false })
+        .describe(`Let ${paramRef('write_bib')} replace an existing file.`),
       ...libraryParams,
     })
     .strict(),

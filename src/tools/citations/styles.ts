@@ -27,18 +27,14 @@ function summary(
 
 export default defineTool({
   name: 'zotero_styles',
-  title: 'List citation styles available offline (read-only)',
+  title: 'List citation styles',
   summary:
     'List the CSL citation styles available offline (installed in Zotero, downloaded, bundled) and the locales.',
   description: [
-    'Read-only; changes nothing, needs no API key and no network. Lists the CSL citation styles that work offline:',
-    'installed in the Zotero desktop’s styles folder, downloaded by Zoteus before, or bundled with it (APA, Vancouver,',
-    'Harvard Cite Them Right), each with the source it is used from, and the CSL locales available offline. Use it to pick',
-    'a style id or to see what works without a connection. Any other id of the Zotero style repository (about 10,000, e.g.',
-    'chicago-author-date or nature) works too: it is downloaded once, on first use, and kept (repository says from where);',
-    'so does the path of a .csl file. A dependent style (a journal’s name for another style) is formatted with its parent.',
-    'q keeps the styles whose id or title contains every word of it (case- and accent-insensitive); start/limit page the',
-    'list, sorted by id; nextStart, when present, is where the next page starts.',
+    'List the CSL citation styles that work offline (installed in the Zotero desktop, downloaded before, or bundled: APA,',
+    'Vancouver, Harvard) and the locales, to pick a style id for zotero_format_bibliography. Offline, no key, no library',
+    'read. Any other id of the Zotero style repository (about 10,000, e.g. chicago-author-date) works there too: it is',
+    'downloaded once, on first use. Sorted by id, paged by start/limit (nextStart).',
   ].join(' '),
   tier: 'read',
   openWorld: false,
@@ -51,9 +47,7 @@ export default defineTool({
         .string()
         .max(255)
         .optional()
-        .describe(
-          'Only styles whose id or title contains every word of this text (case- and accent-insensitive).',
-        ),
+        .describe('Words the id or title must all contain (case- and accent-insensitive).'),
       ...pagingParams(PAGE),
     })
     .strict(),

@@ -26,14 +26,8 @@ const WANTS_KEY: Record<SavedSearchesAction, boolean> = { list: false, show: tru
 
 const input = z
   .object({
-    action: z
-      .enum(SAVED_SEARCHES_ACTIONS)
-      .describe(
-        '"list": every saved search with its conditions (start/limit page them); "show": one saved search (search_key); "run": the items it matches (search_key; start/limit page them), which only the Zotero desktop app can compute.',
-      ),
-    search_key: lookupKey()
-      .optional()
-      .describe('The saved search (show, run): its 8-character key, as "list" gives it.'),
+    action: z.enum(SAVED_SEARCHES_ACTIONS),
+    search_key: lookupKey().optional().describe('Its key, from the listing.'),
     start: startParam(),
     limit: z
       .number()
@@ -42,7 +36,7 @@ const input = z
       .max(LIST_MAX)
       .optional()
       .describe(
-        `Rows per page: saved searches for "list" (default ${LIST_DEFAULT}), items for "run" (default ${RUN_DEFAULT}); at most ${LIST_MAX}.`,
+        `Saved searches per page (default ${LIST_DEFAULT}), or items for "run" (default ${RUN_DEFAULT}).`,
       ),
     ...libraryParams,
   })
@@ -139,20 +133,16 @@ function summary(out: Output, i: Input): string {
 
 export default defineTool({
   name: 'zotero_saved_searches',
-  title: 'Zotero saved searches (read-only)',
+  title: 'Read and run saved searches',
   summary: 'List saved searches with their conditions, show one, or run one (through the desktop app).',
   description: [
-    'Read-only; changes nothing. Reads the saved searches of a library, Zotero’s stored advanced searches: each has a key, a name and',
-    'conditions (condition, operator, value; a joinMode condition says whether all or any must match).',
-    '"list" gives every saved search with its conditions, sorted by name (trashed ones too, with deleted: true), paged by start/limit',
-    `(default ${LIST_DEFAULT}); "show" gives one by search_key. Definitions come from whichever backend answers (the desktop’s local API or`,
-    'zotero.sqlite when available, else the Web API; `backend` says which).',
-    `"run" returns the items the saved search matches now, paged by start/limit (default ${RUN_DEFAULT}, at most ${LIST_MAX}; totalResults counts`,
-    'every match, nextStart says where the next page starts), in the Web API item shape without empty values. Only the Zotero desktop',
-    'app runs saved searches (Zotero 7 or later, running with its local API enabled): when the library is read from the Web API or',
-    'from zotero.sqlite, "run" fails with validation_error saying so, never with an empty list.',
-    'A key that names no saved search is not_found. To create or delete one use zotero_manage_saved_searches; zotero_search_items',
-    'searches items by words, tags and types directly.',
+    'Read a library\'s saved searches (Zotero\'s stored advanced searches: a name and conditions) and run one. "list": all',
+    'with their conditions, by name, trashed ones too (deleted: true), paged by start/limit; "show": one by search_key;',
+    '"run": the items it matches now (totalResults, nextStart). Definitions come from the desktop\'s local API or',
+    'zotero.sqlite without a key when it holds the library, else the Web API with ZOTERO_API_KEY, but only the running',
+    'desktop app (Zotero 7+, local API on) can run a search: elsewhere "run" fails with validation_error saying so, never an',
+    'empty list. To create or delete one use zotero_manage_saved_searches; to search items by words, tags or type,',
+    'zotero_search_items.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -36,21 +36,16 @@ const WANTED: Record<Targeted, string> = {
 
 const input = z
   .object({
-    action: z
-      .enum(MANAGE_SAVED_SEARCHES_ACTIONS)
-      .describe('"create" needs name and conditions; "delete" needs search_key.'),
-    name: z
-      .string()
-      .optional()
-      .describe(`Name of the new saved search (create; 1 to ${SEARCH_NAME_MAX} characters).`),
+    action: z.enum(MANAGE_SAVED_SEARCHES_ACTIONS),
+    name: z.string().optional().describe(`1 to ${SEARCH_NAME_MAX} characters.`),
     conditions: z
       .array(z.string().min(1).max(1000))
       .max(CONDITIONS_MAX)
       .optional()
       .describe(
-        `The conditions of the new saved search (create; 1 to ${CONDITIONS_MAX}), each "condition operator value" in Zotero’s names: "title contains ocean", "tag is sea level", "creator contains Hansen", "collection is ABCD2345", "dateAdded isInTheLast 30 days", "year is 2024", "deleted false", "noChildren true"; "joinMode any" makes any condition enough (all must match by default). An unknown condition or an operator it does not take is refused with the closest names.`,
+        'Each "condition operator value" in Zotero\'s names: "title contains ocean", "tag is sea level", "collection is ABCD2345", "dateAdded isInTheLast 30 days", "noChildren true"; "joinMode any" makes one enough (default: all).',
       ),
-    search_key: zoteroKey('search_key').optional().describe('The saved search to delete (delete).'),
+    search_key: zoteroKey('search_key').optional(),
     ...libraryParams,
   })
   .strict()
@@ -119,17 +114,14 @@ function effect(i: Input): string {
 
 export default defineTool({
   name: 'zotero_manage_saved_searches',
-  title: 'Create or delete Zotero saved searches',
+  title: 'Create or delete saved searches',
   summary: 'Create a saved search from conditions, or delete one.',
   description: [
-    'Creates or deletes saved searches (Zotero’s stored advanced searches). "create" needs name and conditions, each',
-    '"condition operator value" in Zotero’s own names (checked before anything is sent: an unknown condition, an operator the',
-    'condition does not take, an unknown item type or a malformed key or date is refused with validation_error and the closest',
-    'names); it returns created: [key]. A retried create with the same idempotency key never makes a second saved search.',
-    '"delete" needs search_key and deletes the saved search (not the items it matched); it cannot be undone.',
-    'Writes take the route every Zoteus write takes: the Zotero Web API (needs ZOTERO_API_KEY with write access; the desktop app',
-    'shows the change after its next sync), unless ZOTEUS_WRITES sends the library’s writes to the desktop app.',
-    'To read or run saved searches use zotero_saved_searches. library_id (alone: a group id) addresses a group library.',
+    'Create or delete a saved search (Zotero\'s stored advanced search). "create" needs name and conditions, checked before',
+    'anything is sent (an unknown condition or an operator it does not take is refused with the closest names), and',
+    'returns created: [key]; "delete" removes the saved search, not the items it matches (zotero_undo restores it). Writes',
+    "go through the desktop's local API once a person authorised it, else to the Web API with a ZOTERO_API_KEY that can",
+    'write. To list, show or run saved searches use zotero_saved_searches.',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,

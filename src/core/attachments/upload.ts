@@ -37,6 +37,7 @@ import { paramRef } from '../call/refs.js';
 import { outcomeUnknown, toZoteusError, ZoteusError, type ErrorCode } from '../errors.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary, type WebLibrary } from '../library/web.js';
+import { isServerMismatch } from '../local/local-writes.js';
 import type { Deps } from '../tool.js';
 import type { CallContext, WriteBatchResult, ZoteroObject } from '../zotero/index.js';
 import { createObjects } from '../writes/index.js';
@@ -160,9 +161,16 @@ class StepError extends Error {
     readonly code: number,
     readonly reason: ErrorCode,
     message: string,
+    /** The desktop now serves another database (its Zotero-Server-ID changed): touch nothing more. */
+    readonly serverChanged = false,
   ) {
     super(message);
   }
+}
+
+/** The local API's "another database" refusal (local-writes.ts keeps it as the cause). */
+function serverChanged(err: ZoteusError): boolean {
+  return isServerMismatch(err.cause);
 }
 
 export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<AttachFileOutput> {
@@ -233,6 +241,10 @@ export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<A
       };
       if (mismatch) {
         entry.key = made.key;
+      } else if (e.serverChanged) {
+        // Not written to another database: the item stays where it was made.
+        entry.key = made.key;
+        entry.message += ` The empty attachment item ${made.key} stays in the database the desktop served before: delete it there.`;
       } else if (await trash(lib, made.key, made.object, call)) {
         entry.trashed = true;
         entry.message += ` The empty attachment item ${made.key} was moved to the trash.`;
@@ -496,7 +508,7 @@ async function createItems(
 function stepError(error: unknown): StepError {
   if (error instanceof StepError) return error;
   const err = toZoteusError(error);
-  return new StepError(err.status ?? 0, err.code, err.message);
+  return new StepError(err.status ?? 0, err.code, err.message, serverChanged(err));
 }
 
 /** What the desktop's local API refuses of a file, refused before anything is created. */
@@ -687,6 +699,7 @@ async function uploadOne(
       err.status ?? 0,
       err.code,
       `The file reached the storage server but Zotero did not register it: ${err.message}`,
+      serverChanged(err),
     );
   }
   if (desktop) {
@@ -753,7 +766,7 @@ function authFailure(lib: WebLibrary, err: ZoteusError, s: Source): StepError {
       `${lib.ref.type === 'group' ? `The group ${lib.ref.id}` : 'This library'} does not let this key edit files (Zotero: File editing denied).`,
     );
   }
-  return new StepError(err.status ?? 0, err.code, err.message);
+  return new StepError(err.status ?? 0, err.code, err.message, serverChanged(err));
 }
 
 /** POSTs prefix + file + suffix to the storage URL, streamed from disk, with no Zotero headers. */

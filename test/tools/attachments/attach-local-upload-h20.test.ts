@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LocalWritesConfig } from '../../support/zotero-server/local-writes.js';
+import { newServerId, type LocalWritesConfig } from '../../support/zotero-server/local-writes.js';
 import type { RequestLogEntry } from '../../support/zotero-server/index.js';
 import { tools } from '../../../src/tools/index.js';
 import { connect } from '../../surfaces/mcp/harness.js';
@@ -262,6 +262,36 @@ describe('zot attach --file, writes going to the desktop', () => {
     expect(localWrites().map((e) => e.status)).toEqual([200, 401, 401]); // create, authorize, trash
     expect(writes.used).toContain(ONCE_KEY);
     expect(world.server.log.filter((e) => e.path.startsWith('/api/local/uploads/'))).toEqual([]);
+  });
+
+  it('the desktop switches databases before the authorization (412, another server id): reported, nothing more sent', async () => {
+    const [parent] = lib().addItems([{ title: 'Parent' }]) as [string];
+    world.server.clearLog();
+    const before = writes.serverId;
+    world.server.faults.concurrentEdit({
+      match: { method: 'POST', path: /\/file$/ },
+      apply: () => {
+        writes.serverId = newServerId();
+      },
+    });
+    try {
+      const r = await zot(['attach', parent, '--file', file('moved.pdf', PDF)]);
+      expect(r.env.ok).toBe(false);
+      const [failed] = r.env.error.failed;
+      expect(failed).toMatchObject({ reason: 'conflict', key: expect.any(String) });
+      expect(failed.message).toContain('now serves another database (its Zotero-Server-ID changed)');
+      expect(failed.message).toContain(
+        `The empty attachment item ${failed.key as string} stays in the database the desktop served before`,
+      );
+      // The create and the refused authorization; no upload, no trash, no retry.
+      expect(localWrites().map((e) => [line(e), e.status])).toEqual([
+        ['POST /api/users/0/items', 200],
+        [`POST /api/users/0/items/${failed.key as string}/file`, 412],
+      ]);
+      expect(localWrites()[1]?.headers['zotero-server-id']).toBe(before);
+    } finally {
+      world.server.faults.clear();
+    }
   });
 
   it('on MCP, content_base64: through the desktop, written_to desktop', async () => {

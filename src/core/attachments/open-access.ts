@@ -67,8 +67,8 @@ export async function attachOpenAccess(deps: Deps, input: OaInput): Promise<OaAt
   checkOpenAccessConfig(deps.config);
   const client = await webClient(deps);
   const call = client.newCall();
-  // Its upload goes to the Web API, as every upload does for now.
-  const lib = await openWebLibrary(deps, input, { access: 'write', call, cloudOnly: true });
+  // The side that takes the library's writes (write-route.ts), as its upload (upload.ts) does.
+  const lib = await openWebLibrary(deps, input, { access: 'write', call });
   const read = await lib.client.getByKeys(lib.prefix, 'items', [input.parent_item], { call });
   const parent = read.byKey.get(input.parent_item);
   if (!parent) {

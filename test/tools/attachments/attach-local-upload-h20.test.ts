@@ -320,6 +320,36 @@ describe('zot attach --file, writes going to the desktop', () => {
   });
 });
 
+describe('zot attach --oa, writes going to the desktop', () => {
+  it('the open-access PDF is read, checked and uploaded through the local API; nothing to the cloud', async () => {
+    const { startOaFakes } = await import('../../support/oa-services.js');
+    const { makePdf } = await import('../../support/documents/index.js');
+    const oa = await startOaFakes();
+    try {
+      const DOI = '10.5555/desk.2026.1';
+      const paper = makePdf({ pages: [['Desktop Open Access Paper', `doi:${DOI}`]] });
+      const [parent] = lib().addItems([{ title: 'Desktop Open Access Paper', DOI }]) as [string];
+      oa.addUnpaywall(DOI, [{ url_for_pdf: oa.addFile('desk.pdf', paper), version: 'publishedVersion' }]);
+      world.server.clearLog();
+      const r = await zot(['attach', parent, '--oa'], env(oa.env()));
+      expect(r.env.ok).toBe(true);
+      expect(r.env.data.written_to).toBe('desktop');
+      const [done] = r.env.data.succeeded;
+      expect(done).toMatchObject({ md5: md5(paper), upload: 'uploaded' });
+      expect(writes.files.disk.get(`users/${ALICE}/${done.key as string}`)?.md5).toBe(md5(paper));
+      expect(localWrites().map(line)).toEqual([
+        'POST /api/users/0/items',
+        `POST /api/users/0/items/${done.key as string}/file`,
+        'POST /api/local/uploads/<uploadKey>',
+        `POST /api/users/0/items/${done.key as string}/file`,
+      ]);
+      expect(world.server.log.filter(cloud)).toEqual([]);
+    } finally {
+      await oa.close();
+    }
+  });
+});
+
 describe("the test server's upload receiver follows the local API's rules", () => {
   async function authorize(bytes: Buffer): Promise<{ url: string; key: string }> {
     const [parent] = lib().addItems([{ title: 'Parent' }]) as [string];

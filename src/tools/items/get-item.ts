@@ -77,21 +77,12 @@ function cutsOf(out: {
 
 export default defineTool({
   name: 'zotero_get_item',
-  title: 'Read one Zotero item (read-only)',
+  title: 'Read an item',
   summary:
     'Read one item by key: all its metadata, creators, abstract, tags, collections, child notes and attachments.',
   description: [
-    'Read-only; changes nothing. Returns one item in the Zotero Web API JSON shape (item: every field, creators, abstract,',
-    'tags, collection keys), its direct children (notes as plain text; attachments with contentType, filename, linkMode and',
-    'whether the file holds readable full text; for an attachment, its annotations), the names of its collections, fulltext',
-    '(whether any attachment holds readable text; zotero_get_fulltext reads it) and inTrash (items in the trash are still',
-    'returned).',
-    'An answer is bounded: each text field of the item (abstract, note, extra…) holds at most max_chars characters (default',
-    '10,000; offset reads the longer ones on, truncatedFields says which were cut and where they end), a list field at most 100',
-    'entries, each child’s text its first 2,000 characters (zotero_list_notes reads notes whole), and the children fill about',
-    '40 KB: childrenTotal counts them all and nextChildrenStart, when present, is the children_start of the next page.',
-    'An item_key that names no item is not_found, a string that is not of Zotero’s key form included (when another library on this computer holds the key, the message says which and how to address it): find keys with zotero_search_items.',
-    'Use zotero_summarize instead for a compact digest of one or many items. `backend` says which backend answered.',
+    'Read one item whole, with its child notes and attachments. Whole notes: zotero_list_notes; digests:',
+    'zotero_summarize. Desktop without a key, else Web API with ZOTERO_API_KEY.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -103,23 +94,10 @@ export default defineTool({
     .object({
       // agent-interface.md (`zot read NOPE` exits 4): a key that names nothing is not_found,
       // a string that is not of Zotero's key form included.
-      item_key: lookupKey().describe(
-        'The item’s key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, e.g. "ABCD2345".',
-      ),
-      max_chars: maxCharsParam(
-        'At most this many characters of each text field of the item (default 10,000; fewer when the item would not fit in the answer’s size bound, about 40 KB).',
-      ),
-      offset: offsetParam(
-        'Start the fields longer than max_chars at this character (the end a previous answer gave in truncatedFields); shorter fields are always whole.',
-      ),
-      children_start: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe(
-          'Zero-based offset into the children (default 0): the nextChildrenStart of a previous answer.',
-        ),
+      item_key: lookupKey(),
+      max_chars: maxCharsParam('Per text field.').meta({ default: 10_000 }),
+      offset: offsetParam("Resume cut fields: truncatedFields' end."),
+      children_start: z.number().int().min(0).optional(),
       ...libraryParams,
     })
     .strict(),

@@ -3,7 +3,8 @@
  * most CSV imports, keeps the formula guard's apostrophe visible (`'=1+1` stays `'=1+1`), turns
  * number-like text into numbers or dates and garbles non-ASCII text on its default import. The
  * CSV bytes stay as the seed specifies them; the description tells the truth about the marker,
- * keeping every other promise of the seed's wording; the README says how to import as text.
+ * keeping every other promise of the seed's (in fewer words, issue 22); the README says how to
+ * import as text.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,15 +14,16 @@ import evidenceTable from '../../src/tools/evidence/evidence-table.js';
 import { renderRefs } from '../../src/core/call/refs.js';
 import { mcpRefRenderer } from '../../src/surfaces/mcp/refs.js';
 
-/** The sentences of seeds/002's tool description other than the one about the CSV marker. */
-const SEED_SENTENCES = [
+/**
+ * What seeds/002's tool description promises, said in fewer words within the tools/list budget
+ * (issue 22): every promise stays, each in the words an agent reads on MCP.
+ */
+const SEED_PROMISES = [
   'Render rows of retrieved evidence as a Markdown or CSV table, deterministically, from passages you already retrieved with zotero_get_fulltext and zotero_semantic_search.',
-  "This tool does NOT search and does NOT read the library: it formats what you pass it and echoes each row's quotation, locator and coverage back unchanged.",
-  'It counts the coverage summary from the rows rather than taking your word for it, and it warns, naming the row, when a row contradicts its own evidence (a page locator with no quotation, coverage claiming a retrieved passage with no quotation, a quotation on a source marked unavailable, or any support verdict other than "unverified" on a row whose coverage is not a retrieved passage); it warns and still renders, and never rewords a cell.',
-  'Markdown output carries no such marker.',
+  'This tool does NOT search and does NOT read the library: offline, no key; it never rewords a quotation, locator or any other cell.',
+  'coverage is counted from the rows; warnings name each row contradicting its own evidence (a page with no quotation, "passage" with no quotation, a quotation on an "unavailable" source, a support other than "unverified" without a passage); it still renders.',
   'Use the zotero-evidence-table prompt to gather the rows first.',
-  'Each row records one study against one question: the finding, the verbatim quotation that supports it, the page locator, whether that locator is exact or approximate, how well the source was covered (a passage was retrieved, only the abstract was available, or nothing was), and the support status.',
-  'Returns the rendered table as text; pass save_path to also write it to a file.',
+  'save_path also writes the table to a file.',
 ];
 
 describe('the evidence table and spreadsheets', () => {
@@ -55,24 +57,20 @@ describe('the evidence table and spreadsheets', () => {
   it('the description says the apostrophe stays visible and stops formulas, and how to import as text', () => {
     const text = evidenceTable.description;
     expect(text).not.toMatch(/consumes/);
-    expect(text).toContain('so the CSV writes it with a leading apostrophe');
-    expect(text).toContain('and no formula runs');
     expect(text).toContain(
-      'A spreadsheet opening the file does not consume that apostrophe: LibreOffice Calc, like most CSV imports, shows it as the first character of the cell',
+      'CSV only: a cell starting with =, +, -, @, tab or CR gets a leading apostrophe so no formula runs (spreadsheets show it; warnings name the cell; a number like -5 is left alone): import as UTF-8, columns typed as Text.',
     );
-    expect(text).toContain(
-      'every such cell is named in warnings, and a plain number like a page locator of -5 is left alone.',
-    );
-    expect(text).toContain(
-      'importing the CSV as UTF-8 with every column typed as Text keeps each cell as written',
-    );
+    // Markdown has no such marker: only the CSV sentence speaks of one.
+    expect(text.match(/apostrophe/g)).toHaveLength(1);
   });
 
-  it("the description still makes every other promise of the seed's, in the seed's words", () => {
+  it("the description still makes every other promise of the seed's", () => {
     // As MCP publishes it: the seed's pointer to its prompt is said on MCP only.
     const published = renderRefs(evidenceTable.description, mcpRefRenderer);
-    for (const sentence of SEED_SENTENCES) expect(published).toContain(sentence);
-    expect(evidenceTable.description).toContain('One byte is added and only in CSV');
+    for (const sentence of SEED_PROMISES) expect(published).toContain(sentence);
+    expect(renderRefs(evidenceTable.description, { ...mcpRefRenderer, surface: 'cli' })).not.toContain(
+      'zotero-evidence-table prompt',
+    );
   });
 
   it('the README says how to open the CSV in LibreOffice Calc and in Excel so every cell stays text', () => {

@@ -64,8 +64,9 @@ describe('tools/list', () => {
   it('lists it as a write tool that touches nothing outside the machine, with closed row schemas', async () => {
     const client = await open();
     const tool = (await client.listTools()).tools.find((t) => t.name === NAME)!;
+    // The title once, at the top level (clients prefer it to the annotation's).
+    expect(tool.title).toBe('Render an evidence table');
     expect(tool.annotations).toEqual({
-      title: 'Render an evidence table',
       readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: true,
@@ -94,8 +95,19 @@ describe('tools/list', () => {
       'The research question this table answers; it becomes the table caption.',
     );
     expect(input.properties.rows!.items).toMatchObject({ additionalProperties: false });
-    const output = tool.outputSchema as { properties: Record<string, unknown>; required: string[] };
-    expect(output.required.sort()).toEqual(['coverage', 'format', 'question', 'rowCount', 'table']);
+    // The output in outline (issue 22): the seed's fields, each with the seed's text.
+    const output = tool.outputSchema as { properties: Record<string, { description?: string }> };
+    expect(Object.keys(output.properties).sort()).toEqual([
+      'coverage',
+      'format',
+      'provenance',
+      'question',
+      'rowCount',
+      'savedTo',
+      'table',
+      'warnings',
+    ]);
+    expect(output.properties.table!.description).toBe('The rendered table, ready to paste or save.');
   });
 
   it('is listed and answers in read-only mode: it writes files only, never the library', async () => {

@@ -9,7 +9,8 @@ import { journalPath } from './recorder.js';
 import type { RequestSummary } from './store.js';
 
 export const HISTORY_DEFAULT_LIMIT = 20;
-export const HISTORY_MAX_LIMIT = 100;
+/** As the tool's paging parameters allow. */
+export const HISTORY_MAX_LIMIT = 50;
 
 export interface HistoryInput {
   limit?: number | undefined;

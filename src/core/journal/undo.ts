@@ -252,7 +252,9 @@ export async function previewUndo(deps: Deps, input: UndoInput): Promise<Record<
       key: p.key,
       kind: p.kind,
       would: p.do,
-      ...(p.do === 'restore' ? { fields: differingFields(p.left, p.wanted) } : {}),
+      ...(p.do === 'restore'
+        ? { fields: differingFields(p.left, p.wanted).filter((f) => !(p.uploaded && FILE_STATE.includes(f))) }
+        : {}),
     }));
     return {
       undoes: {

@@ -506,9 +506,17 @@ describe('undo of every mutating tool, the library compared object by object', (
       issued: { 'date-parts': [[2021, 5, 4]] },
     });
     const before = snapshot();
-    const { write } = await writeThenUndo('zotero_update_status', ['update-status', bio, '--apply']);
+    // With a child note of the evidence: the note goes to the trash, the item's fields come back.
+    const { write } = await writeThenUndo('zotero_update_status', [
+      'update-status',
+      bio,
+      '--apply',
+      '--note',
+    ]);
     expect(write.data).toMatchObject({ applied: true });
-    expectRestored(before);
+    const made = added(before);
+    expect(made.map((k) => lib().items.get(k))).toMatchObject([{ itemType: 'note', parentItem: bio }]);
+    expectRestored(before, made);
   });
 
   sweep('zotero_enrich', 'applied: the filled fields empty again', async () => {

@@ -31,10 +31,10 @@ export default defineTool({
   summary:
     'List the CSL citation styles available offline (installed in Zotero, downloaded, bundled) and the locales.',
   description: [
-    'List the CSL citation styles that work offline (installed in the Zotero desktop, downloaded before, or bundled: APA,',
-    'Vancouver, Harvard) and the locales, to pick a style id for zotero_format_bibliography. Offline, no key, no library',
-    'read. Any other id of the Zotero style repository (about 10,000, e.g. chicago-author-date) works there too: it is',
-    'downloaded once, on first use. Sorted by id, paged by start/limit (nextStart).',
+    'List the CSL citation styles that work offline (installed in the Zotero desktop, downloaded before, bundled:',
+    'APA, Vancouver, Harvard) and the locales, to pick a style for zotero_format_bibliography. Offline, no key. Any',
+    'other Zotero style repository id (about 10,000, e.g. chicago-author-date) works there too, downloaded once.',
+    'Paged by start/limit (nextStart).',
   ].join(' '),
   tier: 'read',
   openWorld: false,

@@ -29,12 +29,12 @@ export default defineTool({
   summary:
     'Read the text of an item’s PDF/EPUB: best-matching passages for q (with page and heading), a page range, the outline, or the start.',
   description: [
-    "Read the text of an item's document (its PDF, else EPUB, HTML, text) or of one attachment: from the desktop's",
-    'full-text index or file without a key when it holds the library, else from the Web API with ZOTERO_API_KEY. One mode',
-    'per call: q gives the best-matching passages with page (exact) or pageApprox (estimated); page_range those pages;',
-    `outline: true the PDF's contents; none the text from ${paramRef('offset')} (pass the previous end to read on; prefer q`,
-    'for a long document). complete: false means Zotero indexed only some pages; truncated: cut at max_chars. Find items with',
-    "zotero_search_items or zotero_semantic_search; zotero_get_item lists an item's attachments.",
+    "Read the text of an item's document (its PDF, else EPUB, HTML, text) or of one attachment, from the desktop's",
+    'full-text index or file without a key when it holds the library, else the Web API with ZOTERO_API_KEY. One mode',
+    'per call: q (the best passages, with page or pageApprox), page_range, outline: true, or none (the text from',
+    `${paramRef('offset')}: pass the previous end to read on; prefer q for a long document).`,
+    'complete: false means only some pages were indexed. Find items with zotero_search_items or',
+    'zotero_semantic_search.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -66,12 +66,12 @@ export default defineTool({
   summary:
     'Build, update or inspect the local full-text search index of a library (used by zotero_semantic_search).',
   description: [
-    "Build, update or inspect Zoteus' own search index of a library, which zotero_semantic_search ranks with (it also",
-    'updates the index itself before searching: call this ahead for a large library, or to check it). Writes only the index',
-    "file, never the library; reads the desktop's data without a key when it holds the library, else the Web API with",
-    'ZOTERO_API_KEY. build completes it (an interrupted build resumes; rebuild starts over); update reads only what changed;',
-    'status reads nothing. Full text is indexed with fulltext or ZOTEUS_INDEX_FULLTEXT, vectors with ZOTEUS_EMBEDDINGS. A',
-    'build running in another process is a retryable conflict.',
+    "Build, update or inspect Zoteus' own search index of a library, which zotero_semantic_search ranks with and",
+    'updates itself: call this ahead for a large library, or to check it. Writes only the index file; reads the',
+    "desktop's data without a key when it holds the library, else the Web API with ZOTERO_API_KEY. build completes it",
+    '(an interrupted one resumes; rebuild starts over), update reads what changed, status reads nothing. Full text',
+    'with fulltext or ZOTEUS_INDEX_FULLTEXT, vectors with ZOTEUS_EMBEDDINGS. A build running elsewhere is a retryable',
+    'conflict.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,

@@ -5,13 +5,14 @@
  * and compares the library object by object with the snapshot. Created items are in the trash
  * afterwards (nothing else differs); what a declaration says undo cannot restore is asserted as
  * its `undo` text and history say it. The list of mutating tools comes from `tools` by tier, so
- * a new write tool without a case here fails the sweep.
+ * a new write tool without a case here fails the sweep, and so does a new CLI command of one
+ * (checked last, from the commands the cases ran).
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changesLibrary } from '../../../src/core/tool.js';
+import { changesLibrary, commandTier } from '../../../src/core/tool.js';
 import { tools } from '../../../src/tools/index.js';
 import { makePdf } from '../../support/documents/index.js';
 import { fakeClock } from '../../support/metadata-services/clock.js';
@@ -80,12 +81,27 @@ async function zot(args: string[], env: Record<string, string> = {}): Promise<En
   return { ...(r.json() as Envelope), code: r.code };
 }
 
+/** The CLI commands the cases ran, as `tool: zot words`. */
+const ran = new Set<string>();
+function noteCommand(args: readonly string[]): void {
+  let best: { name: string; path: readonly string[] } | undefined;
+  for (const tool of tools) {
+    for (const command of tool.cli) {
+      const matches = command.path.every((word, i) => args[i] === word);
+      if (matches && command.path.length > (best?.path.length ?? 0))
+        best = { name: tool.name, path: command.path };
+    }
+  }
+  if (best) ran.add(`${best.name}: zot ${best.path.join(' ')}`);
+}
+
 /** Runs a write (it must succeed), then its undo; both answers. */
 async function writeThenUndo(
   tool: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ write: Envelope; undo: Envelope & { code: number } }> {
+  noteCommand(args);
   const write = await zot([...args, '--yes'], env);
   expect(write.code, JSON.stringify(write.error ?? write.data)).toBe(0);
   const undo = await zot(['undo', write.meta.request_id, '--yes']);
@@ -546,5 +562,16 @@ describe('undo of every mutating tool, the library compared object by object', (
     const before = snapshot();
     await writeThenUndo('zotero_undo', ['undo', trashed.meta.request_id]);
     expectRestored(before);
+  });
+
+  // Last: the cases above ran their commands.
+  it('every CLI command that changes the library ran in a case', () => {
+    const wanted = tools.flatMap((t) =>
+      t.cli
+        .filter((c) => changesLibrary(t, commandTier(t, c)))
+        .map((c) => `${t.name}: zot ${c.path.join(' ')}`),
+    );
+    expect(wanted.length).toBeGreaterThan(20);
+    expect(wanted.filter((c) => !ran.has(c))).toEqual([]);
   });
 });

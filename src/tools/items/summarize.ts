@@ -37,20 +37,14 @@ function summary(
 
 export default defineTool({
   name: 'zotero_summarize',
-  title: 'Digest Zotero items (read-only)',
+  title: 'Digest items',
   summary:
     'Compact digests of items for an agent: citation line, creators, year, abstract excerpt, tags, notes, full text.',
   description: [
-    'Read-only; changes nothing. A digest is what an agent needs to decide whether an item matters, in a few hundred',
-    'characters: a citation line (creators (year). Title. Container, volume(issue), pages. DOI), creators, year, the first',
-    '400 characters of the abstract, tags, collections (with names), child notes (first line and first 200 characters),',
-    'attachments, and whether readable full text exists (each list keeps its first 20; omitted counts the rest). Give item_keys',
-    '(up to 100) for those items (a key that names no item, or is not of Zotero’s key form, makes the call not_found, saying which library on this computer holds it when another does); or omit them for the top-level items of',
-    'the library (or of collection_key) in the order they were added, paged by start/limit (25 by default; all: true fills the',
-    'answer instead, up to its size bound). An answer holds at most about 40 KB of digests: a page the bound cuts short says',
-    'truncated: true, and nextStart says where the next page starts (pass it as start; absent on the last page); with',
-    'item_keys, remaining lists the keys that did not fit. Nothing returns a whole library at once: page through it.',
-    'Use zotero_get_item for everything about one item, zotero_search_items to find keys.',
+    'Digest items to triage them: citation line, abstract excerpt, tags, collections, note excerpts, attachments, whether',
+    "full text exists. Give item_keys, or omit them to page the library's top-level items (or of collection_key), oldest",
+    'first; remaining lists keys that did not fit. One item whole: zotero_get_item; notes whole: zotero_list_notes; keys:',
+    'zotero_search_items. Desktop without a key, else Web API with ZOTERO_API_KEY.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -81,27 +75,12 @@ export default defineTool({
         .min(1)
         .max(100)
         .optional()
-        .describe(
-          'Keys of the items to digest (8 characters each, e.g. "ABCD2345"). Omit to digest the library.',
-        ),
-      all: z
-        .boolean()
-        .optional()
-        .describe(
-          'Without item_keys: as many digests from start as fit in one answer (limit still caps them when given); continue from nextStart. Default false.',
-        ),
+        .describe('Omit to digest the library.'),
+      all: z.boolean().optional().describe('As many digests as fit in one answer.'),
       collection_key: zoteroKey('collection_key')
         .optional()
-        .describe('Without item_keys: only the top-level items directly in this collection.'),
-      ...pagingParams(
-        { rows: 'Digests', default: 25, max: 100_000 },
-        {
-          start:
-            'Without item_keys: zero-based offset into the items in the order they were added (default 0): the nextStart of a previous answer.',
-          limit:
-            'Without item_keys: at most this many digests (default 25, at most 100,000; with all: true as many as fit). An answer holds at most about 40 KB of digests.',
-        },
-      ),
+        .describe('Only items directly in this collection.'),
+      ...pagingParams({ rows: 'Digests', default: 25, max: 100_000 }),
       ...libraryParams,
     })
     .strict(),

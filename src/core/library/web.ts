@@ -55,11 +55,6 @@ export interface OpenOptions {
   access: Access;
   /** Shares the call's retry budget with the key check. */
   call?: CallContext | undefined;
-  /**
-   * Writes that only the Web API takes for now (file uploads: the desktop's upload receiver
-   * has rules of its own), whatever ZOTEUS_WRITES says.
-   */
-  cloudOnly?: boolean | undefined;
 }
 
 /** What `access` grants on a library, from the key's access flags alone (no request). */
@@ -133,10 +128,7 @@ export async function openWebLibrary(
   options: OpenOptions,
 ): Promise<WebLibrary> {
   const ref = resolveLibrary(args, deps.config);
-  if (options.access === 'write' && options.cloudOnly) {
-    deps.writeIds.side?.pin('cloud');
-    if (deps.written) deps.written.to = 'cloud';
-  } else if (options.access === 'write') {
+  if (options.access === 'write') {
     // Which side takes the write, decided once (write-route.ts): nothing is sent for it
     // unless a local API key is configured or ZOTEUS_WRITES asks for the desktop.
     const { planWrites } = await import('./write-route.js');

@@ -9,16 +9,13 @@ import { SUGGESTION_KEYS, quoted } from '../shared/text.js';
 
 export default defineTool({
   name: 'zotero_trash_items',
-  title: 'Move items to the trash (or restore them)',
+  title: 'Trash or restore items',
   summary: 'Move items to the trash, or restore them from it: the reversible way to remove items.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). action "trash" (default) moves the items to the library’s trash, where',
-    'they stay until someone empties it; "restore" brings them back. This is the default way to remove items: use',
-    'zotero_delete_items only when permanent deletion is really wanted (and enabled). Items are read and written 50 at a',
-    'time (about 2 requests per 50 items); items already where they were asked to be are listed in unchanged. Child notes',
-    'and attachments are not flagged themselves; the Zotero apps show them under their trashed parent. Result: updated',
-    '(keys moved), unchanged, failed per item ({index, key, code, message, reason, retryable}: 404 for a key that names',
-    'nothing; the others still landed), libraryVersion.',
+    'Move items to the trash, or back out with action "restore": the reversible removal (zotero_delete_items is',
+    "permanent). Writes via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
+    'Child notes and attachments follow their parent. failed lists the keys not moved (404: no such item); the rest',
+    'landed.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -46,7 +43,7 @@ export default defineTool({
   input: z
     .object({
       item_keys: itemKeys('Items to move'),
-      action: z.enum(['trash', 'restore']).optional().describe('"trash" (default) or "restore".'),
+      action: z.enum(['trash', 'restore']).optional().meta({ default: 'trash' }),
       ...libraryParams,
     })
     .strict(),

@@ -43,15 +43,10 @@ export default defineTool({
   summary:
     'Delete items permanently, with their child notes and attachments (needs ZOTEUS_ALLOW_DELETE=true).',
   description: [
-    'DESTRUCTIVE and irreversible: deletes items from the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) for good, and with each parent',
-    'item its child notes and attachments. Prefer zotero_trash_items, which is reversible; use this only when the user',
-    'asked for permanent deletion. Available only when the server runs with ZOTEUS_ALLOW_DELETE=true (otherwise it',
-    'answers permission_denied and deletes nothing). When a bulk-write threshold is set (ZOTEUS_CONFIRM_BULK_WRITES),',
-    'deleting more items than that needs confirm: true. The library must not change between reading the items and',
-    'deleting them: if it does, nothing is deleted and the call is a retryable conflict. Result: deleted (the given keys',
-    'that were deleted), children (child notes and attachments deleted with them: key, parentItem, itemType; the first',
-    `${CHILDREN_SHOWN}, childrenTotal counting them all when there are more), failed per key ({index, key, code: 404, …} for a`,
-    'key that names nothing; the others were still deleted), libraryVersion.',
+    'Permanently delete items with their child notes and attachments, only when the user asked to delete for good:',
+    'zotero_trash_items is reversible, and zotero_undo recreates the items but not their children or files. Deletes',
+    "via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
+    'If the library changes mid-call, nothing is deleted (a retryable conflict).',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -73,13 +68,11 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items to delete permanently'),
+      item_keys: itemKeys('Items to delete'),
       confirm: z
         .boolean()
         .optional()
-        .describe(
-          'Required when deleting more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
-        ),
+        .describe('Needed to delete more than ZOTEUS_CONFIRM_BULK_WRITES items.'),
       ...libraryParams,
     })
     .strict(),

@@ -17,18 +17,14 @@ export default defineTool({
   summary:
     "Create items from Zotero Web API JSON, validated against Zotero's schema before anything is written.",
   description: [
-    'Writes new items to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). Use it when you already have the metadata as Zotero item JSON;',
-    'to add papers by DOI or arXiv id, or from a BibTeX/RIS/CSL-JSON file, use zotero_import, which looks the metadata up',
-    'and checks for duplicates. items: a list of objects in the Web API write shape, e.g.',
-    '{"itemType": "journalArticle", "title": "…", "creators": [{"creatorType": "author", "firstName": "Ada", "lastName": "Lovelace"}],',
-    '"date": "1843", "DOI": "10.1/x", "tags": [{"tag": "history"}], "collections": ["ABCD2345"]}; a note is',
-    '{"itemType": "note", "note": "<p>…</p>", "parentItem": "KEY"}. Every item is checked against Zotero’s schema first',
-    '(known itemType, fields of that type with their type-specific names such as bookTitle for a bookSection, valid creator',
-    'types, tag and collection shapes): one invalid item refuses the whole batch with validation_error, and error.failed',
-    'names every problem as {index, field, message}; nothing is written. Valid batches are written 50 items per request.',
-    'Result: created [{index, key, itemType, title}] in input order; failed lists items the server refused (e.g. a',
-    'collection that does not exist) while the others still landed; libraryVersion. Not idempotent: calling twice creates',
-    'two copies.',
+    'Create items from Zotero item JSON you already have, e.g. {"itemType":"book","title":"...","creators":',
+    '[{"creatorType":"author","lastName":"Lovelace"}],"tags":[{"tag":"x"}],"collections":',
+    '["ABCD2345"]}; a note: {"itemType":"note","note":"<p>...</p>"}. To add by DOI, arXiv id, ISBN, URL or BibTeX/RIS',
+    'use zotero_import (metadata looked up, duplicates skipped); to add one note to an item, zotero_create_note.',
+    "Writes via the desktop's local API once a person authorised it, else the Web API with a write-enabled",
+    "ZOTERO_API_KEY. Each item is checked against Zotero's schema first: one invalid item refuses the whole batch",
+    '(validation_error; error.failed says which field of which item). A repeat call creates copies unless it reuses',
+    'idempotency_key.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -56,7 +52,7 @@ export default defineTool({
         .min(1)
         .max(MAX_ITEMS)
         .describe(
-          `Items in the Zotero Web API JSON shape (as POSTed to /items), at most ${MAX_ITEMS}. A full API object ({key, version, data: {…}}) is accepted and its data used.`,
+          'Zotero Web API item objects; of a full API object ({key, version, data}) the data is used.',
         ),
       ...libraryParams,
     })

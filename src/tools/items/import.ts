@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { entriesOf, RECORD_FORMATS } from '../../core/items/records.js';
 import { mergeImport, retryImportInput } from '../../core/items/retry.js';
+import { onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
@@ -20,26 +21,16 @@ const entryError = z.object({
 
 export default defineTool({
   name: 'zotero_import',
-  title: 'Import items by DOI, arXiv id, ISBN, web page or file',
+  title: 'Import items',
   summary:
     'Add items by DOI, arXiv id, ISBN or web page URL (metadata looked up), or from identifiers, BibTeX, RIS or CSL-JSON.',
   description: [
-    'Writes new items to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API), with metadata looked up for you: a DOI at Crossref, then',
-    'DataCite; an arXiv id at the arXiv API (saved as a preprint); an ISBN (10 or 13 digits, check digit verified) at Open',
-    'Library, then the Library of Congress catalogue (saved as a book); a web page URL by fetching the page and reading its',
-    'embedded citation metadata (Highwire citation_* tags, Dublin Core, JSON-LD ScholarlyArticle), a DOI the page names',
-    'being looked up as a DOI instead; a page with no such metadata fails. Give exactly one of doi, arxiv, isbn (a list),',
-    'url (a list), identifiers (a list of DOIs, arXiv ids, ISBNs and URLs, mixed) or records (the text of a file: one',
-    'identifier per line, or BibTeX, RIS or CSL-JSON, whose own metadata is used as is; format is detected unless given).',
-    'Duplicate check: an entry whose DOI, arXiv id, ISBN (ISBN-10 and -13 alike) or page URL is already in the library is',
-    'not added again; it is listed in unchanged with the existing key (reason "duplicate"), so',
-    'adding the same paper twice is safe. Set allow_duplicates: true to add a copy anyway. collection_key (a collection) and',
-    'tags apply to every new item, not to duplicates. Entries are resolved and written 50 at a time, with progress',
-    'notifications. Result: succeeded [{entry, key, itemType, title}], unchanged [{entry, key, reason}], failed [{entry,',
-    'error: {code, message, retryable}}] (an entry not found, a line that is no identifier, an ISBN whose check digit is',
-    'wrong, a page without metadata, a resolver that did not answer)',
-    'while the others still landed; total; libraryVersion. Retry only the entries of failed whose error is retryable. For',
-    'metadata you already have as Zotero JSON use zotero_create_items.',
+    'Add papers and books by DOI, arXiv id, ISBN or web page URL, with their metadata looked up, or from the text of',
+    `a file (identifiers, BibTeX, RIS, CSL-JSON). Give exactly one of ${onlyOn('mcp', 'doi, arxiv, isbn, url, identifiers, records')}${onlyOn('cli', '--doi, --arxiv, --isbn, --url, --from-file')}.`,
+    "For Zotero item JSON use zotero_create_items. Writes via the desktop's local API once a person authorised it,",
+    'else the Web API with a write-enabled ZOTERO_API_KEY. An entry already in the library (same DOI, arXiv id, ISBN',
+    'or URL) is not added again: unchanged gives its key, so a repeat is safe. failed entries say error.retryable:',
+    'retry only those.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -65,59 +56,39 @@ export default defineTool({
         .string()
         .min(1)
         .optional()
-        .describe('One DOI, e.g. "10.1038/nature12373" (doi: and https://doi.org/ forms accepted).'),
-      arxiv: z
-        .string()
-        .min(1)
-        .optional()
-        .describe('One arXiv id, e.g. "2101.00001" or "hep-th/9901001" (a version like v2 is kept).'),
+        .describe('E.g. "10.1038/nature12373"; doi: and https://doi.org/ forms too.'),
+      arxiv: z.string().min(1).optional().describe('E.g. "2101.00001" or "hep-th/9901001".'),
       identifiers: z
         .array(z.string().min(1))
         .min(1)
         .max(10_000)
         .optional()
-        .describe(
-          'Several DOIs, arXiv ids, ISBNs and web page URLs, mixed; each is detected. Unrecognised ones fail on their own.',
-        ),
+        .describe('DOIs, arXiv ids, ISBNs and URLs, mixed.'),
       isbn: z
         .array(z.string().min(1).max(100))
         .min(1)
         .max(10_000)
         .optional()
-        .describe(
-          'ISBNs of books, e.g. "978-0-306-40615-7" or "0306406152" (hyphens and spaces allowed); one with a wrong check digit fails on its own.',
-        ),
+        .describe('ISBN-10 or -13, hyphens allowed; a wrong check digit fails that one.'),
       url: z
         .array(z.string().min(1).max(8192))
         .min(1)
         .max(10_000)
         .optional()
-        .describe(
-          'Web page URLs (http or https) whose embedded citation metadata is read; a doi.org or arxiv.org URL is taken as that identifier.',
-        ),
+        .describe('Pages with citation metadata; doi.org and arxiv.org URLs count as those ids.'),
       records: z
         .string()
         .min(1)
         .optional()
-        .describe(
-          'Text of a file to import: one DOI, arXiv id, ISBN or URL per line (# comments allowed), or BibTeX, RIS or CSL-JSON.',
-        ),
+        .describe('Text of a file: one identifier per line (# comments), or BibTeX, RIS or CSL-JSON.'),
       format: z
         .enum(['auto', ...RECORD_FORMATS])
         .optional()
-        .describe(
-          'How to read records (default auto: JSON is CSL-JSON, "TY  -" lines RIS, @entries BibTeX, else identifiers).',
-        ),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Key of a collection to put every new item in.'),
-      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags to add to every new item.'),
-      allow_duplicates: z
-        .boolean()
-        .optional()
-        .describe(
-          'Add entries even when an item with the same DOI, arXiv id, ISBN or URL is already in the library (default false).',
-        ),
+        .meta({ default: 'auto' })
+        .describe("The file's format; auto detects it."),
+      collection_key: zoteroKey('collection_key').optional().describe('Collection for the new items.'),
+      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags for the new items.'),
+      allow_duplicates: z.boolean().optional().describe('Add entries already in the library again.'),
       ...libraryParams,
     })
     .strict()

@@ -9,12 +9,10 @@ export default defineTool({
   title: 'Add a note to an item',
   summary: 'Add a child note to an item, from plain text (escaped) or HTML.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API): creates one child note under an item. text is plain text: every',
-    'character is escaped (nothing in it can become markup), blank lines separate paragraphs, line breaks are kept. html',
-    'is stored as given (Zotero note HTML: <p>, <h1>, <ul>, <a href>, <strong>, …); an html value without any tag is',
-    'treated as text. Give one of them. tags are added to the note. Not idempotent: calling twice adds two notes, so list',
-    'the notes first (zotero_list_notes) when unsure. Result: key of the new note, parentItem, title (its first line),',
-    'chars (length of the stored HTML), libraryVersion.',
+    'Add one child note to an item, from plain text (escaped; blank lines make paragraphs) or Zotero note HTML',
+    '(<p>, <h1>, <ul>, <a href>...). For standalone notes or many at once use zotero_create_items;',
+    "zotero_list_notes shows an item's notes. Writes via the desktop's local API once a person authorised it, else the",
+    'Web API with a write-enabled ZOTERO_API_KEY. A repeat call adds another note unless it reuses idempotency_key.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -38,13 +36,9 @@ export default defineTool({
   ],
   input: z
     .object({
-      parent_item: zoteroKey('parent_item').describe('Key of the parent item, e.g. "ABCD2345".'),
-      text: z
-        .string()
-        .min(1)
-        .optional()
-        .describe('The note as plain text (escaped; blank lines make paragraphs).'),
-      html: z.string().min(1).optional().describe('The note as HTML, stored as given.'),
+      parent_item: zoteroKey('parent_item').describe('The item the note goes under.'),
+      text: z.string().min(1).optional().describe('Plain text; give this or the HTML.'),
+      html: z.string().min(1).optional().describe('The note as HTML.'),
       tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags for the note.'),
       ...libraryParams,
     })

@@ -1,5 +1,6 @@
 /** `zotero_list_tags` / `zot tag list`: the tags of a library with how many items carry each. */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams } from '../shared/params.js';
@@ -23,16 +24,14 @@ function summary(
 
 export default defineTool({
   name: 'zotero_list_tags',
-  title: 'List Zotero tags (read-only)',
+  title: 'List tags',
   summary: 'List the tags of a library with how many items carry each; q finds tags by name.',
   description: [
-    'Read-only; changes nothing. Every tag of the library is read, then q keeps the tags whose name contains it (case- and',
-    'accent-insensitive), type keeps manual or automatic ones (automatic: added by an importer), and start/limit page the',
-    'result (100 per page by default, at most 1,000), sorted by name (case-insensitive) or by numItems (most used first).',
-    'numItems counts the items carrying the tag (items in the trash only with include_trashed). totalResults counts every',
-    'matching tag; nextStart, when present, is the start of the next page (a page holds at most about 40 KB of tags:',
-    'truncated: true when that cut it short of limit). Use the exact names as the tag filter of zotero_search_items;',
-    'zotero_manage_tags renames or deletes them.',
+    "List the tags of a library with how many items carry each, or find tags by name (q). Reads the desktop's data",
+    '(local API, else zotero.sqlite) without a key when it holds the library, else the Web API with ZOTERO_API_KEY.',
+    "Find a tag's items with zotero_search_items; rename or delete tags with zotero_manage_tags; check them against a",
+    'vocabulary with zotero_tag_audit. Pages continue from nextStart; totalResults counts every match; truncated: a',
+    `page cut short of ${paramRef('limit')} by the size bound.`,
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -43,25 +42,14 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z
-        .string()
-        .max(255)
-        .optional()
-        .describe('Only tags whose name contains this text (case- and accent-insensitive).'),
-      type: z
-        .enum(['manual', 'automatic'])
-        .optional()
-        .describe('Only manual tags, or only automatic ones (added by importers and translators).'),
-      include_trashed: z
-        .boolean()
-        .optional()
-        .describe(
-          'Count items in the trash too (default false: tags only trashed items carry are left out).',
-        ),
+      q: z.string().max(255).optional().describe('Part of the name (case- and accent-insensitive).'),
+      type: z.enum(['manual', 'automatic']).optional().describe('Automatic tags are added by importers.'),
+      include_trashed: z.boolean().optional().describe('Count items in the trash too.'),
       sort: z
         .enum(['tag', 'numItems'])
         .optional()
-        .describe('"tag" (default): by name, case-insensitive. "numItems": most used first.'),
+        .meta({ default: 'tag' })
+        .describe('By name, or most used first.'),
       ...pagingParams({ rows: 'Tags', default: 100, max: 1000 }),
       ...libraryParams,
     })

@@ -1,7 +1,7 @@
 /** `zotero_manage_tags` / `zot tag add|remove TAG KEY…`, `zot tag rename OLD NEW`, `zot tag delete TAG…`. */
 import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
-import { toolRef } from '../../core/call/refs.js';
+import { paramRef, toolRef } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import {
   checkTagsInput,
@@ -125,18 +125,11 @@ export default defineTool({
   summary:
     'Add a tag to items or remove it, rename a tag across the library, or delete tags from the library.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API); "remove_items" and "delete" are destructive (which items carried the',
-    'tag is kept nowhere else). Set action to: "add_items" (tag + item_keys: put the tag on those items),',
-    '"remove_items" (tag + item_keys: take it off them), "rename" (tag + new_name: rename it on every',
-    'item of the library that has it, keeping its manual/automatic type; an item that already has new_name just loses the',
-    'old one), "delete" (tags: remove these tags from every item of the library; a tag no item has is listed in unchanged).',
-    'add/remove read and write items 50 at a time (about 2 requests per 50 items); items already in the wanted state are',
-    'listed in unchanged and cost no write. When the server sets a bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES, off by',
-    'default), removing a tag from more items than that, or deleting tags that more items carry, needs confirm: true. Tag',
-    'names are case-sensitive. Result: updated (item keys changed), unchanged, failed per item ({index, key, code, message,',
-    'reason, retryable}: the others still landed; for "delete", key is the tag), deleted and itemsAffected for "delete",',
-    'libraryVersion. A rename lists at most',
-    `${RENAME_KEYS_SHOWN.toLocaleString('en-US')} keys in updated and in unchanged; updatedTotal and unchangedTotal then count them all.`,
+    'Put a tag on items or take it off, rename a tag, or delete tags from the whole library. Writes via the',
+    "desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY;",
+    'remove_items and delete are destructive (which items had the tag is kept nowhere). Rename and delete act on every',
+    'item; a rename keeps the manual/automatic type and merges into an existing new_name. zotero_tag_audit finds',
+    'what to rename. failed lists what was not changed; the rest landed.',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -187,23 +180,13 @@ export default defineTool({
       action: z
         .enum(TAG_ACTIONS)
         .describe(
-          '"add_items" / "remove_items" need tag + item_keys; "rename" needs tag + new_name; "delete" needs tags.',
+          `add_items, remove_items: ${paramRef('tag')} + ${paramRef('item_keys')}; rename: ${paramRef('tag')} + ${paramRef('new_name')}; delete: ${paramRef('tags')}.`,
         ),
-      tag: tagName.optional().describe('The tag to add, remove or rename (exact, case-sensitive).'),
-      item_keys: itemKeys('Items to add the tag to or remove it from').optional(),
-      new_name: tagName.optional().describe('The new name (rename).'),
-      tags: z
-        .array(tagName)
-        .min(1)
-        .max(500)
-        .optional()
-        .describe('Tags to delete from the whole library (delete).'),
-      confirm: z
-        .boolean()
-        .optional()
-        .describe(
-          'Required when removing or deleting more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
-        ),
+      tag: tagName.optional().describe('Exact, case-sensitive.'),
+      item_keys: itemKeys('Items to tag or untag').optional(),
+      new_name: tagName.optional(),
+      tags: z.array(tagName).min(1).max(500).optional().describe('Tags to delete from the library.'),
+      confirm: z.boolean().optional().describe('Needed to untag more than ZOTEUS_CONFIRM_BULK_WRITES items.'),
       ...libraryParams,
     })
     .strict(),

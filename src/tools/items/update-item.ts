@@ -11,16 +11,12 @@ export default defineTool({
   title: 'Update an item',
   summary: 'Change fields of one item (title, date, any Zotero field), safely against concurrent edits.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API): changes text fields of one item, sending only the fields that differ,',
-    'under the item’s version. Give the new values of the fields to change (volume 12 and pages 1-10, say; an empty value',
-    'clears a field), and/or title and date. A base field name is mapped to the item type’s own field (title is caseName',
-    'for a case, publicationTitle is bookTitle for a book section). Tags, collections and trash have their own tools',
-    '(zotero_manage_tags, zotero_manage_collections, zotero_trash_items). dry_run: true reads the live item and returns',
-    'the field-by-field changes (from → to) without writing. If someone else changes the item meanwhile, the update is',
-    're-applied to their version when they touched other fields; when they changed a field you are changing, nothing is',
-    'written and the call fails with conflict naming the fields (their value and yours), so read the item and decide.',
-    'Result: key, itemType, changes (each changed field, from and to), unchanged (fields that already had the value), version and',
-    'libraryVersion after the write, reapplied (rounds after a concurrent edit).',
+    'Change fields of one item (title, date, DOI, volume, any Zotero field); only changed fields are sent. A base',
+    "field name maps to the type's own (publicationTitle is bookTitle in a book section); an empty value clears a",
+    'field. For tags, collections or the trash use zotero_manage_tags, zotero_manage_collections, zotero_trash_items.',
+    "Writes via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
+    'dry_run shows the changes without writing. A concurrent edit of other fields is merged; of the same field, the',
+    'call fails with conflict naming both values.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -41,29 +37,15 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: zoteroKey('item_key').describe('Key of the item to change, e.g. "ABCD2345".'),
+      item_key: zoteroKey('item_key').describe('The item to change.'),
       fields: z
         .record(z.string(), z.string())
         .optional()
-        .describe('New values by field name, e.g. {"date": "2021-03", "DOI": "10.1/x"}; "" clears a field.'),
-      field: z
-        .array(z.string())
-        .optional()
-        .describe(
-          'New values as name=value strings, one per field, such as volume=12 (an empty value clears the field); the same as fields.',
-        ),
-      title: z
-        .string()
-        .optional()
-        .describe('New title (the type’s title field: caseName for a case, subject for an email, …).'),
-      date: z
-        .string()
-        .optional()
-        .describe('New date, as Zotero stores it (e.g. "2021-03-15", "March 2021", "2021").'),
-      dry_run: z
-        .boolean()
-        .optional()
-        .describe('Read the item and return the changes it would make, without writing (default false).'),
+        .describe('New values by field name, e.g. {"volume": "12", "DOI": "10.1/x"}.'),
+      field: z.array(z.string()).optional().describe('name=value, one per field, e.g. volume=12.'),
+      title: z.string().optional().describe('New title (caseName for a case, subject for an email).'),
+      date: z.string().optional().describe('As Zotero stores it, e.g. "2021-03-15" or "March 2021".'),
+      dry_run: z.boolean().optional(),
       ...libraryParams,
     })
     .strict(),

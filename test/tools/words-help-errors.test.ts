@@ -61,33 +61,49 @@ describe('help in CLI words, descriptions that read on both surfaces', () => {
     );
   });
 
-  it('zot tag audit --help: the subcollections flag and the rename command, nothing "over MCP"', async () => {
+  it('zot tag audit --help: the collection, subcollection and limit flags and the rename command, nothing "over MCP"', async () => {
     const text = await helpOf(['tag', 'audit']);
     expect(text).toContain(
-      '(the whole library, or those of --collection-keys, and of their subcollections with --include-subcollections; items in the trash are left out) and checks its tags against `--vocabulary`:',
+      'Changes nothing: apply the suggestions with `zot tag …`, whose renames act on the whole library, not just the scope.',
+    );
+    expect(text).toContain('--limit caps each list; truncated: one was cut (totals count all).');
+    expect(text).toContain(
+      '--include-subcollections Also the subcollections of --collection-keys, at any depth.',
     );
     expect(text).toContain(
-      'suggestions are the renames to make, written as `zot tag rename OLD NEW` commands, for synonyms, variants and near-duplicates (none for "similar" matches); each rename (`zot tag …`) acts on the whole library, not just the scope. `--limit` caps each listed finding',
+      '--vocabulary <string> Path to a JSON file, or - for stdin. Terms as strings, or {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}. (required)',
     );
-    expect(text).toContain(
-      '--vocabulary <string> Path to a JSON file, or - for stdin. The controlled vocabulary, a JSON list: terms as strings, or objects such as {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}. (required)',
-    );
-    for (const mcpOnly of ['over MCP', 'is true', 'action "rename"', 'On the CLI']) {
+    for (const mcpOnly of [
+      'over MCP',
+      'is true',
+      'action "rename"',
+      'On the CLI',
+      'zotero_manage_tags',
+      'collection_keys',
+    ]) {
       expect(text).not.toContain(mcpOnly);
     }
-    expect(describeTool(tool('zotero_tag_audit')).description).toContain(
-      'each rename (zotero_manage_tags) acts on the whole library, not just the scope.',
+    const published = describeTool(tool('zotero_tag_audit'));
+    expect(published.description).toContain(
+      'apply the suggestions with zotero_manage_tags, whose renames act on the whole library, not just the scope.',
     );
+    expect(published.description).toContain(' limit caps each list;');
+    expect(
+      (published.inputSchema.properties as Record<string, { description?: string }>).include_subcollections
+        ?.description,
+    ).toBe('Also the subcollections of collection_keys, at any depth.');
   });
 
   it('zot update --help shows no JSON object or list', async () => {
     const text = await helpOf(['update']);
     expect(text).toContain(
-      'Give the new values of the fields to change (volume 12 and pages 1-10, say; an empty value clears a field), and/or title and date.',
+      "A base field name maps to the type's own (publicationTitle is bookTitle in a book section); an empty value clears a field.",
     );
     expect(text).toContain(
-      '--field <string> New values as name=value strings, one per field, such as volume=12 (an empty value clears the field); the same as fields. (repeatable)',
+      'For tags, collections or the trash use `zot tag …`, `zot collection …`, `zot trash …`.',
     );
+    expect(text).toContain('--dry-run shows the changes without writing.');
+    expect(text).toContain('--field <string> name=value, one per field, e.g. volume=12. (repeatable)');
     expect(text).not.toContain('{"volume"');
     expect(text).not.toContain('["volume=12"]');
   });

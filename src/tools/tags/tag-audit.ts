@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { jsonBytes, ROWS_BUDGET } from '../../core/items/read/bounds.js';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
@@ -56,18 +57,9 @@ const entry = z.union([
   word,
   z
     .object({
-      term: word.describe('The preferred tag, exactly as it should be written.'),
-      synonyms: z
-        .array(word)
-        .max(100)
-        .optional()
-        .describe('Other spellings that mean the term: tags to rename to it.'),
-      tier: z
-        .string()
-        .min(1)
-        .max(100)
-        .optional()
-        .describe('A group of terms (e.g. "method", "topic", "status"), for required_tiers.'),
+      term: word,
+      synonyms: z.array(word).max(100).optional().describe('Spellings to rename to the term.'),
+      tier: z.string().min(1).max(100).optional(),
     })
     .strict(),
 ]);
@@ -91,23 +83,16 @@ const summary = (out: {
 
 export default defineTool({
   name: 'zotero_tag_audit',
-  title: 'Audit tags against a vocabulary (read-only)',
+  title: 'Audit tags',
   summary:
     'Check the tags of a library or collections against a controlled vocabulary; suggests zot tag commands.',
   description: [
-    'Read-only; changes nothing. Reads every top-level item in scope (the whole library, or those of collection_keys, and',
-    'of their subcollections with include_subcollections: true; items in the trash are left out) and checks its tags against',
-    '`vocabulary`: plain strings, or {term, synonyms, tier} where term is the preferred spelling. Reports: unknown (tags that',
-    'are neither a term nor a synonym, with the closest term: match "variant" when equal after folding case, accents,',
-    'hyphens/spaces and simple English plurals, "similar" when a few letters apart), synonyms (tags to merge into their',
-    'preferred term), nearDuplicates (tags in scope equal after that folding, with the preferred spelling: the vocabulary',
-    'term, else the most used one), and missingTier (for each of required_tiers, the regular items carrying no term or',
-    'synonym of that tier). Automatic tags (added by importers) are skipped unless include_automatic. suggestions are',
-    'the renames to make, written as `zot tag rename OLD NEW` commands, for synonyms, variants and near-duplicates (none for',
-    '"similar" matches); each rename (zotero_manage_tags) acts on the whole library, not just the scope. `limit` caps each',
-    'listed finding (default 100), and the answer keeps its lists within about 40 KB (the longest',
-    'are cut further); totals count them all and truncated says whether any list was cut. complete is false when a listing',
-    'came back short. Tag names are case-sensitive.',
+    'Check the tags of a library, or of some collections, against a controlled vocabulary and get the renames that',
+    "fix them. Reads the desktop's data (local API, else zotero.sqlite) without a key when it holds the library, else",
+    'the Web API with ZOTERO_API_KEY. Changes nothing: apply the suggestions with zotero_manage_tags, whose renames',
+    'act on the whole library, not just the scope. Finds unknown tags with the closest term ("variant": equal after',
+    'folding case, accents, hyphens and plurals; "similar": a few letters off, not suggested), synonyms,',
+    `nearDuplicates, and items missing a required tier. ${paramRef('limit')} caps each list; truncated: one was cut (totals count all).`,
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -132,41 +117,31 @@ export default defineTool({
         .array(entry)
         .min(1)
         .max(10_000)
-        .describe(
-          'The controlled vocabulary, a JSON list: terms as strings, or objects such as {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}.',
-        ),
+        .describe('Terms as strings, or {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}.'),
       required_tiers: z
         .array(z.string().min(1).max(100))
         .max(50)
         .optional()
-        .describe(
-          'Tiers every regular item in scope must have a tag from (each must be the tier of some term).',
-        ),
+        .describe('Tiers (groups of terms) every regular item in scope needs a tag of.'),
       collection_keys: z
         .array(zoteroKey('A collection key'))
         .min(1)
         .max(100)
         .optional()
-        .describe(
-          'Audit only the items of these collections (their keys, as the collection listing gives them); omit for the whole library.',
-        ),
+        .describe('Only the items of these collections; omit for the whole library.'),
       include_subcollections: z
         .boolean()
         .optional()
-        .describe(
-          'With collection_keys: also the items of their subcollections, at any depth (default false).',
-        ),
-      include_automatic: z
-        .boolean()
-        .optional()
-        .describe('Also audit automatic tags (type 1, added by importers and translators); default false.'),
+        .describe(`Also the subcollections of ${paramRef('collection_keys')}, at any depth.`),
+      include_automatic: z.boolean().optional().describe('Also audit automatic tags (added by importers).'),
       limit: z
         .number()
         .int()
         .min(1)
         .max(1000)
         .optional()
-        .describe('At most this many entries in each listed finding (default 100, at most 1,000).'),
+        .meta({ default: 100 })
+        .describe('Entries per finding.'),
       ...libraryParams,
     })
     .strict(),

@@ -129,11 +129,21 @@ export default defineTool({
       item_type: z.string().min(1).max(64).optional().describe('e.g. journalArticle.'),
       collection_key: zoteroKey('collection_key').optional().describe('Only items directly in it.'),
       libraries: z
-        .array(z.object(libraryParams).strict())
+        .array(
+          // The pair as the top-level inputs describe it: said once, not again in every entry.
+          z
+            .object({
+              library_id: libraryParams.library_id.meta({ description: undefined }),
+              library_type: libraryParams.library_type.meta({ description: undefined }),
+            })
+            .strict(),
+        )
         .min(1)
         .max(10)
         .optional()
-        .describe(`Search several at once; overrides ${paramRef('library_id')}.`),
+        .describe(
+          `Search several at once, each addressed as by ${paramRef('library_id')}, which it overrides.`,
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -180,9 +180,11 @@ export async function attachFiles(deps: Deps, input: AttachFileInput): Promise<A
   const call = client.newCall();
   // The Web API's upload, or the desktop's local API (write-route.ts decides).
   const lib = await openWebLibrary(deps, input, { access: 'write', call });
-  if (lib.side === 'desktop') checkLocalFiles(list);
-  // The desktop answers "File editing denied" itself, at the authorization.
-  else if (lib.ref.type === 'group') await checkGroupFileEditing(lib, call);
+  if (lib.side === 'desktop') {
+    checkLocalFiles(list);
+    // The desktop's database says whether files may be edited: refused before an item is made.
+    if (lib.ref.type === 'group') await checkDesktopFileEditing(deps, lib);
+  } else if (lib.ref.type === 'group') await checkGroupFileEditing(lib, call);
   const target = await readTarget(lib, input.parent_item, call);
   if (target.data.itemType === 'attachment') return attachNewVersion(deps, lib, input, target, list, call);
 
@@ -532,6 +534,18 @@ function checkLocalFiles(list: readonly Source[]): void {
 }
 
 /** A group lets members, only admins, or nobody edit files (`fileEditing` of its metadata). */
+async function checkDesktopFileEditing(deps: Deps, lib: WebLibrary): Promise<void> {
+  const { desktopLibrary } = await import('../library/router.js');
+  const held = await desktopLibrary(deps, lib.ref);
+  if ('lib' in held && held.lib.filesEditable === false) {
+    throw new ZoteusError(
+      'permission_denied',
+      `Zotero does not let this account edit the files of ${lib.prefix} (${held.lib.name}): nothing was attached.`,
+      { hint: "Ask the group's owner to allow file editing, or attach to an item of another library." },
+    );
+  }
+}
+
 async function checkGroupFileEditing(lib: WebLibrary, call: CallContext): Promise<void> {
   const answer = await lib.client.request<{ data?: Record<string, unknown> }>(
     'GET',

@@ -39,6 +39,8 @@ export interface DesktopLibrary {
   name: string;
   /** Whether Zotero lets this account edit it (zotero.sqlite's `libraries.editable`), when known. */
   editable?: boolean;
+  /** Whether it may edit the library's files (`libraries.filesEditable`), when known. */
+  filesEditable?: boolean;
 }
 
 export interface DesktopState {
@@ -207,6 +209,7 @@ export function desktop(deps: Deps): Promise<Desktop> {
             libraryID: l.libraryID,
             name: l.name,
             editable: l.editable,
+            filesEditable: l.filesEditable,
           }));
         }
         if (!s.localApi.available) return [];

@@ -21,7 +21,7 @@ export default defineTool({
     '[{"creatorType":"author","lastName":"Lovelace"}],"tags":[{"tag":"x"}],"collections":',
     '["ABCD2345"]}; a note: {"itemType":"note","note":"<p>...</p>"}. To add by DOI, arXiv id, ISBN, URL or BibTeX/RIS',
     'use zotero_import (metadata looked up, duplicates skipped); to add one note to an item, zotero_create_note.',
-    "Writes via the desktop's local API once a person authorised it, else the Web API with a write-enabled",
+    "Creates them via the desktop's local API once a person authorised it, else the Web API with a write-enabled",
     "ZOTERO_API_KEY. Each item is checked against Zotero's schema first: one invalid item refuses the whole batch",
     '(validation_error; error.failed says which field of which item). A repeat call creates copies unless it reuses',
     'idempotency_key.',

@@ -27,7 +27,7 @@ export default defineTool({
   description: [
     'Add papers and books by DOI, arXiv id, ISBN or web page URL, with their metadata looked up, or from the text of',
     `a file (identifiers, BibTeX, RIS, CSL-JSON). Give exactly one of ${onlyOn('mcp', 'doi, arxiv, isbn, url, identifiers, records')}${onlyOn('cli', '--doi, --arxiv, --isbn, --url, --from-file')}.`,
-    "For Zotero item JSON use zotero_create_items. Writes via the desktop's local API once a person authorised it,",
+    "For Zotero item JSON use zotero_create_items. Lookups need no key; items are written via the desktop's local API once a person authorised it,",
     'else the Web API with a write-enabled ZOTERO_API_KEY. An entry already in the library (same DOI, arXiv id, ISBN',
     'or URL) is not added again: unchanged gives its key, so a repeat is safe. failed entries say error.retryable:',
     'retry only those.',

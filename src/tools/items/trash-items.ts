@@ -13,7 +13,7 @@ export default defineTool({
   summary: 'Move items to the trash, or restore them from it: the reversible way to remove items.',
   description: [
     'Move items to the trash, or back out with action "restore": the reversible removal (zotero_delete_items is',
-    "permanent). Writes via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
+    "permanent). Moves them via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
     'Child notes and attachments follow their parent. failed lists the keys not moved (404: no such item); the rest',
     'landed.',
   ].join(' '),

@@ -14,7 +14,7 @@ export default defineTool({
     'Change fields of one item (title, date, DOI, volume, any Zotero field); only changed fields are sent. A base',
     "field name maps to the type's own (publicationTitle is bookTitle in a book section); an empty value clears a",
     'field. For tags, collections or the trash use zotero_manage_tags, zotero_manage_collections, zotero_trash_items.',
-    "Writes via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
+    "Sends the changes via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
     'dry_run shows the changes without writing. A concurrent edit of other fields is merged; of the same field, the',
     'call fails with conflict naming both values.',
   ].join(' '),

@@ -11,7 +11,7 @@ export default defineTool({
   description: [
     'Add one child note to an item, from plain text (escaped; blank lines make paragraphs) or Zotero note HTML',
     '(<p>, <h1>, <ul>, <a href>...). For standalone notes or many at once use zotero_create_items;',
-    "zotero_list_notes shows an item's notes. Writes via the desktop's local API once a person authorised it, else the",
+    "zotero_list_notes shows an item's notes. The note is written via the desktop's local API once a person authorised it, else the",
     'Web API with a write-enabled ZOTERO_API_KEY. A repeat call adds another note unless it reuses idempotency_key.',
   ].join(' '),
   tier: 'write',

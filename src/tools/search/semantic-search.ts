@@ -92,7 +92,7 @@ type Hit = Output['hits'][number];
 
 export default defineTool({
   name: 'zotero_semantic_search',
-  title: 'Ranked search by meaning',
+  title: 'Ranked relevance search',
   summary:
     'Ranked hybrid search: BM25 over titles, abstracts, tags, notes, annotations (and full text), plus vectors.',
   description: [

@@ -19,16 +19,11 @@ export default defineTool({
   summary:
     'List the collections of a library (key, name, parent, item count), sorted by name; q finds one by name.',
   description: [
-    'List collections in a Zotero library (key, name, parent collection key, item count), sorted by name as Zotero sorts them (case-insensitive, numbers by value: "Topic 2" before "Topic 10"; then key);',
-    'tree: true lists them in hierarchy order instead (each collection after its parent, siblings by name) with each row’s depth.',
-    'Read-only: available even in read-only mode (unlike zotero_manage_collections, which also writes).',
-    'Every collection in the library is read, then q filters by name, top keeps the top-level ones, and start/limit page the result',
-    '(200 per page by default, at most 1000); totalResults says how many there are, so a large library is never mistaken for its first page,',
-    'and nextStart, when present, is the start of the next page (a page holds at most about 40 KB of rows: truncated: true when that cut it short of limit).',
-    'complete is false only when the library holds more collections than one listing reads (ZOTEUS_MAX_COLLECTIONS, 100,000 by default)',
-    'or the server ignores paging; the page then comes from those read, and message says how many of how many.',
-    'Use the keys to scope zotero_search_items (collection_key) or zotero_tag_audit (collection_keys).',
-    'library_id (alone: a group id) reads a group library; zotero_groups lists them. Reads the desktop app’s data (its local API, else zotero.sqlite) when it holds the library, without a key; otherwise the Web API with ZOTERO_API_KEY.',
+    "List a library's collections (key, name, parent, item count) sorted by name, or in hierarchy order with tree: the",
+    'read-only way to find a collection and its key (zotero_manage_collections changes them). Use the keys to scope',
+    'zotero_search_items (collection_key) or zotero_tag_audit (collection_keys). q, top and paging apply after the whole',
+    'library is read (to the tree order, with tree). Reads the desktop (local API, else',
+    "zotero.sqlite) without a key, else the Web API with ZOTERO_API_KEY; a group's library_id comes from zotero_groups.",
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -46,9 +41,7 @@ export default defineTool({
       tree: z
         .boolean()
         .optional()
-        .describe(
-          'Hierarchy order (default false): each collection right after its parent, siblings sorted by name, each row with its depth (0 at the top level); q, top and paging then apply to that order.',
-        ),
+        .describe('Hierarchy order: each collection after its parent, with its depth (0 at the top).'),
       ...seedLibraryParams,
     })
     .strict(),

@@ -56,38 +56,38 @@ export default defineTool({
         .string()
         .min(1)
         .optional()
-        .describe('E.g. "10.1038/nature12373"; doi: and https://doi.org/ forms too.'),
+        .describe('E.g. "10.1038/nature12373"; doi: and doi.org URL forms too.'),
       arxiv: z.string().min(1).optional().describe('E.g. "2101.00001" or "hep-th/9901001".'),
       identifiers: z
         .array(z.string().min(1))
         .min(1)
         .max(10_000)
         .optional()
-        .describe('DOIs, arXiv ids, ISBNs and URLs, mixed.'),
+        .describe('Mixed DOIs, arXiv ids, ISBNs and URLs.'),
       isbn: z
         .array(z.string().min(1).max(100))
         .min(1)
         .max(10_000)
         .optional()
-        .describe('ISBN-10 or -13, hyphens allowed; a wrong check digit fails that one.'),
+        .describe('ISBN-10 or -13; a wrong check digit fails that one.'),
       url: z
         .array(z.string().min(1).max(8192))
         .min(1)
         .max(10_000)
         .optional()
-        .describe('Pages with citation metadata; doi.org and arxiv.org URLs count as those ids.'),
+        .describe('Pages with citation metadata; a doi.org or arxiv.org URL counts as that id.'),
       records: z
         .string()
         .min(1)
         .optional()
-        .describe('Text of a file: one identifier per line (# comments), or BibTeX, RIS or CSL-JSON.'),
+        .describe('One identifier per line (# comments), or BibTeX, RIS or CSL-JSON.'),
       format: z
         .enum(['auto', ...RECORD_FORMATS])
         .optional()
         .meta({ default: 'auto' })
-        .describe("The file's format; auto detects it."),
-      collection_key: zoteroKey('collection_key').optional().describe('Collection for the new items.'),
-      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags for the new items.'),
+        .describe('auto: detected from the text.'),
+      collection_key: zoteroKey('collection_key').optional().describe('For the new items.'),
+      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('For the new items.'),
       allow_duplicates: z.boolean().optional().describe('Add entries already in the library again.'),
       ...libraryParams,
     })

@@ -82,7 +82,7 @@ export default defineTool({
     'Read one item by key: all its metadata, creators, abstract, tags, collections, child notes and attachments.',
   description: [
     'Read one item whole, with its child notes and attachments. Whole notes: zotero_list_notes; digests:',
-    'zotero_summarize. Desktop without a key, else Web API with ZOTERO_API_KEY.',
+    'zotero_summarize. Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -94,7 +94,7 @@ export default defineTool({
     .object({
       // agent-interface.md (`zot read NOPE` exits 4): a key that names nothing is not_found,
       // a string that is not of Zotero's key form included.
-      item_key: lookupKey(),
+      item_key: lookupKey().describe('e.g. "ABCD2345"'),
       max_chars: maxCharsParam('Per text field.').meta({ default: 10_000 }),
       offset: offsetParam("Resume cut fields: truncatedFields' end."),
       children_start: z.number().int().min(0).optional(),

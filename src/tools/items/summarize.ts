@@ -75,7 +75,7 @@ export default defineTool({
         .min(1)
         .max(100)
         .optional()
-        .describe('Omit to digest the library.'),
+        .describe('e.g. "ABCD2345"; omit to digest the library.'),
       all: z.boolean().optional().describe('As many digests as fit in one answer.'),
       collection_key: zoteroKey('collection_key')
         .optional()

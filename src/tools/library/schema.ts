@@ -62,7 +62,7 @@ export default defineTool({
         .min(1)
         .max(64)
         .optional()
-        .describe('One item type, e.g. "bookSection"; omit for all.'),
+        .describe('One item type, e.g. "journalArticle"; omit for all.'),
     })
     .strict(),
   output: z.object({

@@ -32,9 +32,9 @@ export default defineTool({
   summary:
     'List what changed in a library since a library version: modified items, collections and searches, and deletions.',
   description: [
-    'List what changed in a library after version since: items, collections and saved searches modified, then deletions.',
-    'Pass libraryVersion as since next time (if it changes between pages, restart at start 0). Web API only, needs',
-    'ZOTERO_API_KEY (the desktop keeps no deletion log); without a key, zotero_search_items with since lists changed',
+    'List what changed in a library after version `since`: items, collections and saved searches modified, then deletions.',
+    'Pass libraryVersion as `since` next time (if it changes between pages, restart with start: 0). Web API only, needs',
+    'ZOTERO_API_KEY (the desktop keeps no deletion log); without a key, zotero_search_items with `since` lists changed',
     'items, not deletions.',
   ].join(' '),
   tier: 'read',

@@ -119,15 +119,13 @@ describe('help in CLI words, descriptions that read on both surfaces', () => {
       expect(text, node.path.join(' ')).toContain(
         seed
           ? '--library-type <user|group> Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the configured default library. "group" on its own is refused: pass --library-id with it.'
-          : '--library-type <user|group> Kind of library --library-id names.',
+          : '--library-type <user|group> Kind of --library-id.',
       );
       expect(text, node.path.join(' ')).not.toContain('this server');
     }
     const published = (name: string) =>
       describeTool(tool(name)).inputSchema.properties as Record<string, { description?: string }>;
-    expect(published('zotero_search_items').library_type?.description).toBe(
-      'Kind of library library_id names.',
-    );
+    expect(published('zotero_search_items').library_type?.description).toBe('Kind of library_id.');
     // The seed tools keep the seeds' words on MCP.
     expect(published('zotero_list_collections').library_type?.description).toBe(
       'Which library to address: "user" (a personal library) or "group" (a shared group library). Omit to use the library this server is configured for. "group" on its own is refused: pass library_id with it.',

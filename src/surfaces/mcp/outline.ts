@@ -24,6 +24,37 @@ export function withoutDefaultBounds(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * Validation an agent does not plan a call with: the length of a string or a list, a key's
+ * pattern, whether a nested object is closed. The server still checks each of them and refuses a
+ * bad value in the caller's terms (the parameter, the value, what is accepted); the texts say what
+ * matters (an 8-character key). Numeric bounds stay: a limit's maximum is what an agent pages by.
+ */
+const INPUT_DETAIL = new Set(['pattern', 'minLength', 'maxLength', 'minItems', 'maxItems', 'format']);
+
+/**
+ * A list of choices longer than this is a vocabulary the agent knows (CSL's locator labels), not a
+ * choice it makes from the list: published as a string, still checked, with "did you mean".
+ */
+const ENUM_SHOWN_MAX = 12;
+
+/** An input schema as published: the root stays closed; below it, no validation detail. */
+export function outlineInput(schema: unknown, depth = 0): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => outlineInput(s, depth));
+  if (!isObject(schema)) return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (INPUT_DETAIL.has(key)) continue;
+    if (key === 'additionalProperties' && depth > 0 && value === false) continue;
+    if (key === 'enum' && Array.isArray(value) && value.length > ENUM_SHOWN_MAX) continue;
+    if (key === 'enum' || key === 'const' || key === 'default' || key === 'required') out[key] = value;
+    else if (key === 'properties' && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, outlineInput(v, depth + 1)]));
+    else out[key] = outlineInput(value, depth + 1);
+  }
+  return out;
+}
+
 /** The JSON type(s) a schema allows, read through `anyOf`/`oneOf` (a nullable field, a union). */
 function typeOf(schema: unknown): JsonSchema {
   if (!isObject(schema)) return {};
@@ -45,7 +76,8 @@ function rowOf(schema: unknown): JsonSchema {
   const object = isObject(schema) && isObject(schema.properties) ? schema : undefined;
   if (!object) return typeOf(schema);
   const names = Object.keys(object.properties as JsonSchema);
-  return { type: 'object', properties: Object.fromEntries(names.map((name) => [name, {}])) };
+  // `properties` says it is an object: no `type` beside it.
+  return { properties: Object.fromEntries(names.map((name) => [name, {}])) };
 }
 
 /**
@@ -54,8 +86,7 @@ function rowOf(schema: unknown): JsonSchema {
  */
 function fieldOf(schema: unknown, options: { row: boolean; described: boolean }): JsonSchema {
   if (!isObject(schema)) return {};
-  const field: JsonSchema =
-    options.row && schema.type === 'array' ? { type: 'array', items: rowOf(schema.items) } : {};
+  const field: JsonSchema = options.row && schema.type === 'array' ? { items: rowOf(schema.items) } : {};
   if (options.described && typeof schema.description === 'string') field.description = schema.description;
   return field;
 }

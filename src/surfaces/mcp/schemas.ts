@@ -9,7 +9,7 @@ import { mcpRefRenderer } from './refs.js';
 import type { Config } from '../../core/config.js';
 import { changesLibrary, type AnyTool } from '../../core/tool.js';
 import { selectTools } from '../../core/toolsets.js';
-import { outlineOutput, withoutDefaultBounds } from './outline.js';
+import { outlineInput, outlineOutput, withoutDefaultBounds } from './outline.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -59,8 +59,7 @@ function withIdempotencyKey(tool: AnyTool, schema: Tool['inputSchema']): Tool['i
         type: 'string',
         minLength: 1,
         maxLength: 200,
-        description:
-          'Your key for this request: a retry with the same key and arguments replays or resumes it instead of writing twice (24 h).',
+        description: 'Same key and arguments: replayed, never written twice (24 h).',
       },
     },
   };
@@ -87,26 +86,41 @@ function mcpWords<T>(value: T): T {
 /**
  * The `tools/list` entry of one declaration, in the outline of outline.ts: the title once (the
  * top-level `title`, which clients prefer to the annotation's), input schemas without zod's
- * safe-integer bounds, output schemas as the shape of the answer.
+ * safe-integer bounds or string and list lengths, output schemas as the shape of the answer.
  */
 export function describeTool(tool: AnyTool): Tool {
-  const input = withoutDefaultBounds(mcpWords(jsonSchemaOf(tool.input, 'input'))) as Tool['inputSchema'];
+  const input = withIdempotencyKey(tool, {
+    ...(withoutDefaultBounds(mcpWords(jsonSchemaOf(tool.input, 'input'))) as Tool['inputSchema']),
+    // Closed: an unknown argument is refused, so the schema says so too.
+    additionalProperties: false,
+  });
   return {
     name: tool.name,
     title: tool.title,
     description: mcpWords(tool.description),
-    // Closed: an unknown argument is refused, so the schema says so too.
-    inputSchema: withIdempotencyKey(tool, { ...input, additionalProperties: false }),
+    // The seed tools' inputs stay as the seeds specify them (closed rows, key patterns).
+    inputSchema: (tool.seed === true ? input : outlineInput(input)) as Tool['inputSchema'],
     outputSchema: outlineOutput(mcpWords(jsonSchemaOf(tool.output, 'output')), {
       rows: tool.rows,
       described: tool.seed === true,
     }) as Tool['outputSchema'],
-    annotations: {
-      readOnlyHint: tool.tier === 'read',
-      destructiveHint: tool.tier === 'destructive',
-      idempotentHint: tool.idempotent ?? tool.tier === 'read',
-      openWorldHint: tool.openWorld,
-    },
+    annotations: annotationsOf(tool),
+  };
+}
+
+/**
+ * The safety profile in MCP's hints, leaving out what a hint's default already says (the
+ * specification's defaults: not idempotent, open world; destructive and idempotent mean nothing
+ * for a read-only tool): the same facts in fewer bytes of every session's tool list.
+ */
+function annotationsOf(tool: AnyTool): NonNullable<Tool['annotations']> {
+  const read = tool.tier === 'read';
+  const idempotent = tool.idempotent ?? read;
+  return {
+    readOnlyHint: read,
+    ...(read ? {} : { destructiveHint: tool.tier === 'destructive' }),
+    ...(!read && idempotent ? { idempotentHint: true } : {}),
+    ...(tool.openWorld ? {} : { openWorldHint: false }),
   };
 }
 

@@ -26,8 +26,11 @@ export const libraryParams = {
     .int()
     .positive()
     .optional()
-    .describe(`Group id (a user id with ${paramRef('library_type')} "user"); omit for the default library.`),
-  library_type: z.enum(['user', 'group']).optional().describe('Kind of library library_id names.'),
+    .describe(`Group id (user id with ${paramRef('library_type')}); omit: default library.`),
+  library_type: z
+    .enum(['user', 'group'])
+    .optional()
+    .describe(`Kind of ${paramRef('library_id')}.`),
 };
 
 export const itemKeys = (what: string) =>

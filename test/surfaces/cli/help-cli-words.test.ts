@@ -67,7 +67,7 @@ describe('--help at a terminal', () => {
     expect(text).not.toContain('<json>');
     // The whole option text, not its first sentence.
     expect(flat).toContain(
-      '--library-id <integer> Group id (a user id with --library-type "user"); omit for the default library.',
+      '--library-id <integer> Group id (user id with --library-type); omit: default library.',
     );
     expect(flat).toContain('Only dateAdded with --days. (default: "dateModified")');
   });

@@ -183,18 +183,9 @@ describe('input validation (MCP and CLI alike)', () => {
 
 describe('declarations', () => {
   it('tiers and annotations: the list tool reads; manage is destructive, its commands write or destroy', () => {
-    expect(describeTool(list).annotations).toEqual({
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: true,
-    });
-    expect(describeTool(manage).annotations).toEqual({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    });
+    // The specification's defaults (open world; not idempotent) are left out.
+    expect(describeTool(list).annotations).toEqual({ readOnlyHint: true });
+    expect(describeTool(manage).annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
     const tiers = Object.fromEntries(
       [...(root.children.get('collection')?.children ?? new Map())].map(([name, node]) => [name, node.tier]),
     );

@@ -167,7 +167,7 @@ describe('zotero_groups over MCP', () => {
     try {
       const { tools: listed } = await mcp.client.listTools();
       const declared = listed.find((t) => t.name === 'zotero_groups');
-      expect(declared?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+      expect(declared?.annotations).toEqual({ readOnlyHint: true });
       const a = (await mcp.client.callTool({ name: 'zotero_groups', arguments: {} })) as CallToolResult;
       const b = (await mcp.client.callTool({ name: 'zotero_groups', arguments: {} })) as CallToolResult;
       expect(a.isError).toBeFalsy();

@@ -161,10 +161,7 @@ describe('zotero_whoami over MCP', () => {
     });
     try {
       const { tools: listed } = await mcp.client.listTools();
-      expect(listed.find((t) => t.name === 'zotero_whoami')?.annotations).toMatchObject({
-        readOnlyHint: true,
-        openWorldHint: true,
-      });
+      expect(listed.find((t) => t.name === 'zotero_whoami')?.annotations).toEqual({ readOnlyHint: true });
       const r = (await mcp.client.callTool({ name: 'zotero_whoami', arguments: {} })) as CallToolResult;
       expect(r.isError).toBeFalsy();
       const out = r.structuredContent as Whoami;

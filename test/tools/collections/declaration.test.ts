@@ -205,7 +205,7 @@ describe('declarations', () => {
       /To list or find one, prefer zotero_list_collections \(works in read-only mode\)/,
     );
     expect(list.description).toMatch(
-      /the read-only way to find a collection and its key \(zotero_manage_collections changes them\)/,
+      /The read-only way to find a collection and its key \(zotero_manage_collections changes them\)/,
     );
     for (const tool of [manage, list]) {
       // The cap is told once, by the seed's own text of `complete` in the published entry.

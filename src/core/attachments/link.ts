@@ -9,17 +9,13 @@
  * which keeps the link for the desktops that sync it. The creates are keyed by each file's path
  * (`writes/create.ts`), so a retry with the same idempotency key finds its items.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
 import { ZoteusError, type ErrorCode } from '../errors.js';
 import { webClient } from '../library/keys.js';
 import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { createObjects } from '../writes/index.js';
+import { readLocalFile } from './local-file.js';
 import { checkAttachInput, type AttachFileInput, type AttachFileOutput } from './attach-plan.js';
-import { detectContentType } from './content-type.js';
 
 interface LinkedSource {
   file: string;
@@ -33,41 +29,11 @@ interface LinkedSource {
 async function linkedSources(input: AttachFileInput): Promise<LinkedSource[]> {
   const out: LinkedSource[] = [];
   for (const file of input.path ?? []) {
-    const path = resolve(file);
-    let info;
-    try {
-      info = await stat(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new ZoteusError(
-        code === 'ENOENT' ? 'not_found' : 'validation_error',
-        code === 'ENOENT'
-          ? `No such file: ${file}; a link points at a file that exists.`
-          : `Cannot read ${file}: ${(error as Error).message}.`,
-        { field: 'path' },
-      );
-    }
-    if (!info.isFile())
-      throw new ZoteusError('validation_error', `${file} is not a file.`, { field: 'path' });
-    const handle = await open(path, 'r');
-    const head = Buffer.alloc(4096);
-    let read: number;
-    try {
-      ({ bytesRead: read } = await handle.read(head, 0, head.length, 0));
-    } finally {
-      await handle.close();
-    }
-    const hash = createHash('md5');
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-    const filename = basename(path);
-    out.push({
+    const { path, filename, size, md5, contentType } = await readLocalFile(
       file,
-      path,
-      filename,
-      size: info.size,
-      md5: hash.digest('hex'),
-      contentType: detectContentType(head.subarray(0, read), filename),
-    });
+      '; a link points at a file that exists',
+    );
+    out.push({ file, path, filename, size, md5, contentType });
   }
   return out;
 }

@@ -28,10 +28,9 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { readLocalFile } from './local-file.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { basename, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { paramRef } from '../call/refs.js';
 import { outcomeUnknown, toZoteusError, ZoteusError, type ErrorCode } from '../errors.js';
@@ -108,39 +107,15 @@ async function sources(input: AttachFileInput): Promise<Source[]> {
   }
   const out: Source[] = [];
   for (const file of input.path ?? []) {
-    const full = resolve(file);
-    let info;
-    try {
-      info = await stat(full);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new ZoteusError(
-        code === 'ENOENT' ? 'not_found' : 'validation_error',
-        code === 'ENOENT' ? `No such file: ${file}.` : `Cannot read ${file}: ${(error as Error).message}.`,
-        { field: 'path' },
-      );
-    }
-    if (!info.isFile())
-      throw new ZoteusError('validation_error', `${file} is not a file.`, { field: 'path' });
-    const filename = basename(full);
-    const handle = await open(full, 'r');
-    const head = Buffer.alloc(4096);
-    let read: number;
-    try {
-      ({ bytesRead: read } = await handle.read(head, 0, head.length, 0));
-    } finally {
-      await handle.close();
-    }
-    const hash = createHash('md5');
-    for await (const chunk of createReadStream(full)) hash.update(chunk as Buffer);
+    const local = await readLocalFile(file);
     out.push({
       file,
-      filename,
-      size: info.size,
-      mtime: Math.round(info.mtimeMs),
-      md5: hash.digest('hex'),
-      contentType: detectContentType(head.subarray(0, read), filename),
-      open: () => createReadStream(full),
+      filename: local.filename,
+      size: local.size,
+      mtime: Math.round(local.mtimeMs),
+      md5: local.md5,
+      contentType: local.contentType,
+      open: () => createReadStream(local.path),
     });
   }
   return out;

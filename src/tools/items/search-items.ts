@@ -154,7 +154,7 @@ export default defineTool({
         .enum(SORT_FIELDS)
         .optional()
         .meta({ default: 'dateModified' })
-        .describe(`Only dateAdded with ${paramRef('added_within_days')}.`),
+        .describe(`E.g. title, creator, date; only dateAdded with ${paramRef('added_within_days')}.`),
       direction: z.enum(['asc', 'desc']).optional().describe('Default desc for dates, else asc.'),
       ...pagingParams({ rows: 'Items', default: 25, max: 100 }),
       added_within_days: z

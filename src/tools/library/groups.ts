@@ -58,8 +58,8 @@ export default defineTool({
     'List the group libraries the API key reaches (without a key: those the desktop app holds), with item counts and whether the key can write.',
   description: [
     'List the group libraries your ZOTERO_API_KEY reaches (Web API), with canWrite: a group id is the library_id that',
-    'addresses it. Without a key: the groups the desktop holds (zotero.sqlite), read-only. Your library and key:',
-    'zotero_whoami.',
+    'addresses it; check canWrite before writing there. Without a key: the groups the desktop holds (zotero.sqlite),',
+    'read-only. Your library and key: zotero_whoami.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -69,7 +69,9 @@ describe('--help at a terminal', () => {
     expect(flat).toContain(
       '--library-id <integer> Group id (user id with --library-type); omit: default library.',
     );
-    expect(flat).toContain('Only dateAdded with --days. (default: "dateModified")');
+    expect(flat).toContain(
+      'E.g. title, creator, date; only dateAdded with --days. (default: "dateModified")',
+    );
   });
 
   it('a command that is one action of a tool shows its own summary, not the tool’s description of every action', async () => {
@@ -120,6 +122,6 @@ describe('zot schema', () => {
       [...inputFields].some((field) => new RegExp(`(?<![\\w-])${field}(?![\\w-])`).test(h)),
     );
     expect(named).toEqual([]);
-    expect(helps).toContain('Only dateAdded with --days.');
+    expect(helps).toContain('E.g. title, creator, date; only dateAdded with --days.');
   });
 });

@@ -17,14 +17,10 @@ export default defineTool({
   summary:
     "Create items from Zotero Web API JSON, validated against Zotero's schema before anything is written.",
   description: [
-    'Create items from Zotero item JSON you already have, e.g. {"itemType":"book","title":"...","creators":',
-    '[{"creatorType":"author","lastName":"Lovelace"}],"tags":[{"tag":"x"}],"collections":',
-    '["ABCD2345"]}; a note: {"itemType":"note","note":"<p>...</p>"}. To add by DOI, arXiv id, ISBN, URL or BibTeX/RIS',
-    'use zotero_import (metadata looked up, duplicates skipped); to add one note to an item, zotero_create_note.',
-    "Creates them via the desktop's local API once a person authorised it, else the Web API with a write-enabled",
-    "ZOTERO_API_KEY. Each item is checked against Zotero's schema first: one invalid item refuses the whole batch",
-    '(validation_error; error.failed says which field of which item). A repeat call creates copies unless it reuses',
-    'idempotency_key.',
+    'Create items from Zotero item JSON: {itemType, title, creators: [{creatorType, lastName}], tags: [{tag}],',
+    'collections: [key]}; a note: {itemType: note, note: html}. By DOI, ISBN, URL, BibTeX: zotero_import; one note:',
+    'zotero_create_note. One invalid item refuses the batch.',
+    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -51,9 +47,7 @@ export default defineTool({
         .array(z.record(z.string(), z.unknown()))
         .min(1)
         .max(MAX_ITEMS)
-        .describe(
-          'Zotero Web API item objects; of a full API object ({key, version, data}) the data is used.',
-        ),
+        .describe('Web API item objects.'),
       ...libraryParams,
     })
     .strict(),

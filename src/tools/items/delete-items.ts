@@ -39,14 +39,12 @@ function capChildren<T extends { children: unknown[]; childrenTotal?: number | u
 
 export default defineTool({
   name: 'zotero_delete_items',
-  title: 'Delete items permanently',
+  title: 'Delete items',
   summary:
     'Delete items permanently, with their child notes and attachments (needs ZOTEUS_ALLOW_DELETE=true).',
   description: [
-    'Permanently delete items with their child notes and attachments, only when the user asked to delete for good:',
-    'zotero_trash_items is reversible, and zotero_undo recreates the items but not their children or files. Deletes',
-    "via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
-    'If the library changes mid-call, nothing is deleted (a retryable conflict).',
+    'Permanently delete items and their children; prefer zotero_trash_items (reversible).',
+    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -68,11 +66,8 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items to delete'),
-      confirm: z
-        .boolean()
-        .optional()
-        .describe('Needed to delete more than ZOTEUS_CONFIRM_BULK_WRITES items.'),
+      item_keys: itemKeys('Items'),
+      confirm: z.boolean().optional().describe('Needed above ZOTEUS_CONFIRM_BULK_WRITES items.'),
       ...libraryParams,
     })
     .strict(),

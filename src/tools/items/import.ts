@@ -25,12 +25,10 @@ export default defineTool({
   summary:
     'Add items by DOI, arXiv id, ISBN or web page URL (metadata looked up), or from identifiers, BibTeX, RIS or CSL-JSON.',
   description: [
-    'Add papers and books by DOI, arXiv id, ISBN or web page URL, with their metadata looked up, or from the text of',
-    `a file (identifiers, BibTeX, RIS, CSL-JSON). Give exactly one of ${onlyOn('mcp', 'doi, arxiv, isbn, url, identifiers, records')}${onlyOn('cli', '--doi, --arxiv, --isbn, --url, --from-file')}.`,
-    "For Zotero item JSON use zotero_create_items. Lookups need no key; items are written via the desktop's local API once a person authorised it,",
-    'else the Web API with a write-enabled ZOTERO_API_KEY. An entry already in the library (same DOI, arXiv id, ISBN',
-    'or URL) is not added again: unchanged gives its key, so a repeat is safe. failed entries say error.retryable:',
-    'retry only those.',
+    'Add items by DOI, arXiv id, ISBN, URL (metadata looked up) or BibTeX/RIS/CSL-JSON text; exactly one of',
+    `${onlyOn('mcp', 'doi, arxiv, isbn, url, identifiers, records')}${onlyOn('cli', '--doi, --arxiv, --isbn, --url, --from-file')}. Duplicates are skipped.`,
+    'Item JSON: zotero_create_items.',
+    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -52,43 +50,19 @@ export default defineTool({
   ],
   input: z
     .object({
-      doi: z
-        .string()
-        .min(1)
-        .optional()
-        .describe('E.g. "10.1038/nature12373"; doi: and doi.org URL forms too.'),
-      arxiv: z.string().min(1).optional().describe('E.g. "2101.00001" or "hep-th/9901001".'),
-      identifiers: z
-        .array(z.string().min(1))
-        .min(1)
-        .max(10_000)
-        .optional()
-        .describe('Mixed DOIs, arXiv ids, ISBNs and URLs.'),
-      isbn: z
-        .array(z.string().min(1).max(100))
-        .min(1)
-        .max(10_000)
-        .optional()
-        .describe('ISBN-10 or -13; a wrong check digit fails that one.'),
-      url: z
-        .array(z.string().min(1).max(8192))
-        .min(1)
-        .max(10_000)
-        .optional()
-        .describe('Pages with citation metadata; a doi.org or arxiv.org URL counts as that id.'),
-      records: z
-        .string()
-        .min(1)
-        .optional()
-        .describe('One identifier per line (# comments), or BibTeX, RIS or CSL-JSON.'),
+      doi: z.string().min(1).optional().describe('e.g. "10.1038/nature12373"'),
+      arxiv: z.string().min(1).optional(),
+      identifiers: z.array(z.string().min(1)).min(1).max(10_000).optional(),
+      isbn: z.array(z.string().min(1).max(100)).min(1).max(10_000).optional(),
+      url: z.array(z.string().min(1).max(8192)).min(1).max(10_000).optional(),
+      records: z.string().min(1).optional(),
       format: z
         .enum(['auto', ...RECORD_FORMATS])
         .optional()
-        .meta({ default: 'auto' })
-        .describe('auto: detected from the text.'),
-      collection_key: zoteroKey('collection_key').optional().describe('For the new items.'),
-      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('For the new items.'),
-      allow_duplicates: z.boolean().optional().describe('Add entries already in the library again.'),
+        .meta({ default: 'auto' }),
+      collection_key: zoteroKey('collection_key').optional(),
+      tags: z.array(z.string().min(1).max(255)).max(50).optional(),
+      allow_duplicates: z.boolean().optional(),
       ...libraryParams,
     })
     .strict()

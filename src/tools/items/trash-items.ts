@@ -9,13 +9,11 @@ import { SUGGESTION_KEYS, quoted } from '../shared/text.js';
 
 export default defineTool({
   name: 'zotero_trash_items',
-  title: 'Trash or restore items',
+  title: 'Trash items',
   summary: 'Move items to the trash, or restore them from it: the reversible way to remove items.',
   description: [
-    'Move items to the trash, or back out with action "restore": the reversible removal (zotero_delete_items is',
-    "permanent). Moves them via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
-    'Child notes and attachments follow their parent. failed lists the keys not moved (404: no such item); the rest',
-    'landed.',
+    'Move items to or from the trash (action); zotero_delete_items is permanent.',
+    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -42,7 +40,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items to move'),
+      item_keys: itemKeys('Items'),
       action: z.enum(['trash', 'restore']).optional().meta({ default: 'trash' }),
       ...libraryParams,
     })

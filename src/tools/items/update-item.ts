@@ -11,12 +11,8 @@ export default defineTool({
   title: 'Update an item',
   summary: 'Change fields of one item (title, date, any Zotero field), safely against concurrent edits.',
   description: [
-    'Change fields of one item (title, date, DOI, volume, any Zotero field); only changed fields are sent. A base',
-    "field name maps to the type's own (publicationTitle is bookTitle in a book section); an empty value clears a",
-    'field. For tags, collections or the trash use zotero_manage_tags, zotero_manage_collections, zotero_trash_items.',
-    "Sends the changes via the desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY.",
-    'dry_run shows the changes without writing. A concurrent edit of other fields is merged; of the same field, the',
-    'call fails with conflict naming both values.',
+    'Change fields of one item. Tags, collections, trash: zotero_manage_tags, zotero_manage_collections,',
+    'zotero_trash_items. Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -37,14 +33,11 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: zoteroKey('item_key').describe('The item to change.'),
-      fields: z
-        .record(z.string(), z.string())
-        .optional()
-        .describe('New values by field name, e.g. {"volume": "12", "DOI": "10.1/x"}.'),
-      field: z.array(z.string()).optional().describe('name=value, one per field, e.g. volume=12.'),
-      title: z.string().optional().describe('New title (caseName for a case, subject for an email).'),
-      date: z.string().optional().describe('As Zotero stores it, e.g. "2021-03-15" or "March 2021".'),
+      item_key: zoteroKey('item_key'),
+      fields: z.record(z.string(), z.string()).optional().describe('By field name; "" clears one.'),
+      field: z.array(z.string()).optional().describe('name=value, e.g. volume=12.'),
+      title: z.string().optional(),
+      date: z.string().optional(),
       dry_run: z.boolean().optional(),
       ...libraryParams,
     })

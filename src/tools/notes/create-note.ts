@@ -6,13 +6,11 @@ import { libraryParams, zoteroKey } from '../shared/params.js';
 
 export default defineTool({
   name: 'zotero_create_note',
-  title: 'Add a note to an item',
+  title: 'Add a note',
   summary: 'Add a child note to an item, from plain text (escaped) or HTML.',
   description: [
-    'Add one child note to an item, from plain text (escaped; blank lines make paragraphs) or Zotero note HTML',
-    '(<p>, <h1>, <ul>, <a href>...). For standalone notes or many at once use zotero_create_items;',
-    "zotero_list_notes shows an item's notes. The note is written via the desktop's local API once a person authorised it, else the",
-    'Web API with a write-enabled ZOTERO_API_KEY. A repeat call adds another note unless it reuses idempotency_key.',
+    'Add a child note from plain text (escaped) or HTML. Standalone notes: zotero_create_items; existing:',
+    'zotero_list_notes. Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -36,10 +34,10 @@ export default defineTool({
   ],
   input: z
     .object({
-      parent_item: zoteroKey('parent_item').describe('The item the note goes under.'),
-      text: z.string().min(1).optional().describe('Plain text; give this or the HTML.'),
-      html: z.string().min(1).optional().describe('The note as HTML.'),
-      tags: z.array(z.string().min(1).max(255)).max(50).optional().describe('Tags for the note.'),
+      parent_item: zoteroKey('parent_item'),
+      text: z.string().min(1).optional().describe('Plain text, or give HTML.'),
+      html: z.string().min(1).optional(),
+      tags: z.array(z.string().min(1).max(255)).max(50).optional(),
       ...libraryParams,
     })
     .strict(),

@@ -1,6 +1,5 @@
 /** `zotero_list_tags` / `zot tag list`: the tags of a library with how many items carry each. */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams } from '../shared/params.js';
@@ -27,11 +26,8 @@ export default defineTool({
   title: 'List tags',
   summary: 'List the tags of a library with how many items carry each; q finds tags by name.',
   description: [
-    "List the tags of a library with how many items carry each, or find tags by name (q). Reads the desktop's data",
-    '(local API, else zotero.sqlite) without a key when it holds the library, else the Web API with ZOTERO_API_KEY.',
-    "Find a tag's items with zotero_search_items; rename or delete tags with zotero_manage_tags; check them against a",
-    'vocabulary with zotero_tag_audit. Pages continue from nextStart; totalResults counts every match; truncated: a',
-    `page cut short of ${paramRef('limit')} by the size bound.`,
+    "List the tags of a library (q: part of a name). A tag's items: zotero_search_items.",
+    'Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -42,14 +38,10 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z.string().max(255).optional().describe('Part of the name (case- and accent-insensitive).'),
-      type: z.enum(['manual', 'automatic']).optional().describe('Automatic tags are added by importers.'),
-      include_trashed: z.boolean().optional().describe('Count items in the trash too.'),
-      sort: z
-        .enum(['tag', 'numItems'])
-        .optional()
-        .meta({ default: 'tag' })
-        .describe('By name, or most used first.'),
+      q: z.string().max(255).optional(),
+      type: z.enum(['manual', 'automatic']).optional(),
+      include_trashed: z.boolean().optional(),
+      sort: z.enum(['tag', 'numItems']).optional().meta({ default: 'tag' }),
       ...pagingParams({ rows: 'Tags', default: 100, max: 1000 }),
       ...libraryParams,
     })

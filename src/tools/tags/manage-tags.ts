@@ -125,11 +125,8 @@ export default defineTool({
   summary:
     'Add a tag to items or remove it, rename a tag across the library, or delete tags from the library.',
   description: [
-    'Put a tag on items or take it off, rename a tag, or delete tags from the whole library. Writes via the',
-    "desktop's local API once a person authorised it, else the Web API with a write-enabled ZOTERO_API_KEY;",
-    'remove_items and delete are destructive (which items had the tag is kept nowhere). Rename and delete act on every',
-    'item; a rename keeps the manual/automatic type and merges into an existing new_name. zotero_tag_audit finds',
-    'what to rename. failed lists what was not changed; the rest landed.',
+    'Tag or untag items, or rename or delete tags library-wide (remove_items, delete: destructive).',
+    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -182,11 +179,11 @@ export default defineTool({
         .describe(
           `add_items, remove_items: ${paramRef('tag')} + ${paramRef('item_keys')}; rename: ${paramRef('tag')} + ${paramRef('new_name')}; delete: ${paramRef('tags')}.`,
         ),
-      tag: tagName.optional().describe('Exact, case-sensitive.'),
-      item_keys: itemKeys('Items to tag or untag').optional(),
+      tag: tagName.optional(),
+      item_keys: itemKeys('Items').optional(),
       new_name: tagName.optional(),
-      tags: z.array(tagName).min(1).max(500).optional().describe('Tags to delete from the library.'),
-      confirm: z.boolean().optional().describe('Needed to untag more than ZOTEUS_CONFIRM_BULK_WRITES items.'),
+      tags: z.array(tagName).min(1).max(500).optional(),
+      confirm: z.boolean().optional().describe('Needed above ZOTEUS_CONFIRM_BULK_WRITES items.'),
       ...libraryParams,
     })
     .strict(),

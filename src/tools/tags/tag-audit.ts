@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { jsonBytes, ROWS_BUDGET } from '../../core/items/read/bounds.js';
-import { paramRef } from '../../core/call/refs.js';
+import { onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
@@ -58,7 +58,7 @@ const entry = z.union([
   z
     .object({
       term: word,
-      synonyms: z.array(word).max(100).optional().describe('Spellings to rename to the term.'),
+      synonyms: z.array(word).max(100).optional(),
       tier: z.string().min(1).max(100).optional(),
     })
     .strict(),
@@ -87,12 +87,9 @@ export default defineTool({
   summary:
     'Check the tags of a library or collections against a controlled vocabulary; suggests zot tag commands.',
   description: [
-    'Check the tags of a library, or of some collections, against a controlled vocabulary and get the renames that',
-    "fix them. Reads the desktop's data (local API, else zotero.sqlite) without a key when it holds the library, else",
-    'the Web API with ZOTERO_API_KEY. Changes nothing: apply the suggestions with zotero_manage_tags, whose renames',
-    'act on the whole library, not just the scope. Finds unknown tags with the closest term ("variant": equal after',
-    'folding case, accents, hyphens and plurals; "similar": a few letters off, not suggested), synonyms,',
-    `nearDuplicates, and items missing a required tier. ${paramRef('limit')} caps each list; truncated: one was cut (totals count all).`,
+    'Check tags against a vocabulary: unknown, synonyms, near-duplicates, items missing a tier; renames to apply',
+    'with zotero_manage_tags (library-wide).',
+    'Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -117,31 +114,22 @@ export default defineTool({
         .array(entry)
         .min(1)
         .max(10_000)
-        .describe('Terms as strings, or {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}.'),
+        // The file's form, for people (the published schema shows the shape to a model).
+        .describe(
+          onlyOn(
+            'cli',
+            'A JSON list of terms: strings, or {"term": "Deep Learning", "synonyms": ["DL"], "tier": "method"}.',
+          ),
+        ),
       required_tiers: z
         .array(z.string().min(1).max(100))
         .max(50)
         .optional()
-        .describe('Tiers (groups of terms) every regular item in scope needs a tag of.'),
-      collection_keys: z
-        .array(zoteroKey('A collection key'))
-        .min(1)
-        .max(100)
-        .optional()
-        .describe('Only the items of these collections; omit for the whole library.'),
-      include_subcollections: z
-        .boolean()
-        .optional()
-        .describe(`Also the subcollections of ${paramRef('collection_keys')}, at any depth.`),
-      include_automatic: z.boolean().optional().describe('Also audit automatic tags (added by importers).'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(1000)
-        .optional()
-        .meta({ default: 100 })
-        .describe('Entries per finding.'),
+        .describe('Tiers every item needs a tag of.'),
+      collection_keys: z.array(zoteroKey('A collection key')).min(1).max(100).optional(),
+      include_subcollections: z.boolean().optional(),
+      include_automatic: z.boolean().optional(),
+      limit: z.number().int().min(1).max(1000).optional().meta({ default: 100 }),
       ...libraryParams,
     })
     .strict(),

@@ -38,6 +38,8 @@ const EXAMPLES: Record<string, unknown> = {
   items: [{ itemType: 'book', title: 'Ordered' }],
   rows: [{ study: 'S', finding: 'F', coverage: 'abstract-only', support: 'unverified' }],
   question: 'Q?',
+  // A key whose name does not end in `key` (the published schema carries no key pattern).
+  parent_item: KEY_OF_ITEM,
   records: '10.1234/ordered',
   doi: '10.1234/ordered',
   new_name: 'renamed',

@@ -4,98 +4,49 @@
  * `$cacheDir/recent-writes.json` (kept ten minutes). While the desktop's copy of that library
  * is older, the router keeps reads of it on the Web API.
  */
-import { randomHex } from '../node-crypto.js';
-// fs.promises, not node:fs/promises: it loads on first use, not with this module.
-import { readFileSync, promises as fsp } from 'node:fs';
-import { join } from 'node:path';
 import type { Deps } from '../tool.js';
-import { ensureDir } from '../dirs.js';
+import {
+  fresh,
+  readRecent,
+  recordRecent,
+  RECENT_WRITE_TTL_MS,
+  type RecentFile,
+} from '../store/recent-file.js';
 
-/** How long a write keeps reads of its library on the Web API at most. */
-export const RECENT_WRITE_TTL_MS = 10 * 60_000;
+export { fresh, RECENT_WRITE_TTL_MS };
+
 const RECENT_WRITES_SERVICE = 'zotero-recent-writes';
-const RECENT_WRITES_FILE = 'recent-writes.json';
 
 export interface RecentWrite {
   version: number;
   at: number;
 }
 
-interface RecentWritesFile {
-  writes: Array<{ api: string; library: string; version: number; at: number }>;
+interface Entry {
+  api: string;
+  library: string;
+  version: number;
+  at: number;
 }
 
-function recentWritesPath(deps: Pick<Deps, 'config'>): string {
-  return join(deps.config.cacheDir, RECENT_WRITES_FILE);
-}
-
-function parseRecentWrites(text: string): RecentWritesFile['writes'] {
-  try {
-    const raw = JSON.parse(text) as Partial<RecentWritesFile> | null;
-    if (!raw || !Array.isArray(raw.writes)) return [];
-    return raw.writes.filter(
-      (w) =>
-        w !== null &&
-        typeof w === 'object' &&
-        typeof w.api === 'string' &&
-        typeof w.library === 'string' &&
-        /^(users|groups)\/\d+$/.test(w.library) &&
-        Number.isSafeInteger(w.version) &&
-        Number.isFinite(w.at),
-    );
-  } catch {
-    return [];
-  }
-}
-
-export function fresh(at: number, now: number): boolean {
-  return at <= now && now - at < RECENT_WRITE_TTL_MS;
-}
+const FILE: RecentFile = {
+  name: 'recent-writes.json',
+  valid: (w) => typeof w.api === 'string' && Number.isSafeInteger(w.version),
+};
 
 /** The writes of these deps (and, for the CLI, of the invocations of the last ten minutes). */
 export function recentWrites(deps: Deps): Promise<Map<string, RecentWrite>> {
   return deps.services.get(RECENT_WRITES_SERVICE, () => {
     const writes = new Map<string, RecentWrite>();
     if (deps.lifetime !== 'call') return writes;
-    let text: string;
-    try {
-      text = readFileSync(recentWritesPath(deps), 'utf8');
-    } catch {
-      return writes; // no file: no recent writes
-    }
     const now = deps.clock.now();
-    for (const w of parseRecentWrites(text)) {
+    for (const w of readRecent<Entry>(deps, FILE)) {
       if (w.api !== deps.config.apiUrl || !fresh(w.at, now)) continue;
       const known = writes.get(w.library);
       if (!known || w.version > known.version) writes.set(w.library, { version: w.version, at: w.at });
     }
     return writes;
   });
-}
-
-async function persistWrite(deps: Deps, library: string, write: RecentWrite): Promise<void> {
-  const path = recentWritesPath(deps);
-  const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
-  try {
-    let existing: RecentWritesFile['writes'] = [];
-    try {
-      existing = parseRecentWrites(await fsp.readFile(path, 'utf8'));
-    } catch {
-      // no file yet
-    }
-    const now = deps.clock.now();
-    const api = deps.config.apiUrl;
-    const writes = existing.filter((w) => fresh(w.at, now) && !(w.api === api && w.library === library));
-    writes.push({ api, library, version: write.version, at: write.at });
-    ensureDir(deps.config.cacheDir);
-    await fsp.chmod(deps.config.cacheDir, 0o700);
-    await fsp.writeFile(tmp, `${JSON.stringify({ writes })}\n`, { mode: 0o600 });
-    await fsp.rename(tmp, path);
-  } catch (error) {
-    await fsp.rm(tmp, { force: true }).catch(() => {});
-    // Only routing depends on it: a read-only cache directory must not fail the write.
-    deps.log.debug(`Could not record the write in ${path}: ${(error as Error).message}`);
-  }
 }
 
 /**
@@ -110,7 +61,15 @@ export async function noteWrite(deps: Deps, library: string, version: number): P
   const known = writes.get(library);
   const write = { version: Math.max(version, known?.version ?? 0), at: deps.clock.now() };
   writes.set(library, write);
-  if (deps.lifetime === 'call') await persistWrite(deps, library, write);
+  if (deps.lifetime === 'call') {
+    const api = deps.config.apiUrl;
+    await recordRecent(
+      deps,
+      FILE,
+      { api, library, version: write.version, at: write.at },
+      (w) => w.api === api && w.library === library,
+    );
+  }
 }
 
 /** The most recent unexpired write to one of `libraries`. */

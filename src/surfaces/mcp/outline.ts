@@ -46,6 +46,8 @@ export function outlineInput(schema: unknown, depth = 0): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (INPUT_DETAIL.has(key)) continue;
     if (key === 'additionalProperties' && depth > 0 && value === false) continue;
+    // A text only the CLI shows (`onlyOn('cli', …)`) leaves nothing on MCP.
+    if (key === 'description' && value === '') continue;
     if (key === 'enum' && Array.isArray(value) && value.length > ENUM_SHOWN_MAX) continue;
     if (key === 'enum' || key === 'const' || key === 'default' || key === 'required') out[key] = value;
     else if (key === 'properties' && isObject(value))

@@ -25,16 +25,14 @@ const locator = {
 
 export default defineTool({
   name: 'zotero_get_fulltext',
-  title: "Read an item's document text",
+  title: 'Read document text',
   summary:
     'Read the text of an item’s PDF/EPUB: best-matching passages for q (with page and heading), a page range, the outline, or the start.',
   description: [
-    "Read the text of an item's document (its PDF, else EPUB, HTML, text) or of one attachment, from the desktop's",
-    'full-text index or file without a key when it holds the library, else the Web API with ZOTERO_API_KEY. One mode',
-    'per call: q (the best passages, with page or pageApprox), page_range, outline: true, or none (the text from',
-    `${paramRef('offset')}: pass the previous end to read on; prefer q for a long document).`,
-    'complete: false means only some pages were indexed. Find items with zotero_search_items or',
-    'zotero_semantic_search.',
+    "Read an item's document text (PDF, EPUB, HTML) or an attachment's: desktop data without a key, else Web API",
+    'with ZOTERO_API_KEY. One mode per call: q (best passages, with page), page_range, outline, or none (text from',
+    `${paramRef('offset')}; pass end to read on). complete: false: partly indexed. Find items with`,
+    'zotero_search_items or zotero_semantic_search.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -44,21 +42,13 @@ export default defineTool({
   cli: [{ path: ['pdf'], args: ['item_key'] }],
   input: z
     .object({
-      item_key: z.string().min(1).max(64).describe('An item (its best attachment is read) or an attachment.'),
-      q: z
-        .string()
-        .max(500)
-        .optional()
-        .describe(`Words to find (not with ${paramRef('page_range')} or ${paramRef('outline')}).`),
-      page_range: z
-        .string()
-        .max(20)
-        .optional()
-        .describe('"7" or "3-5": 1-based PDF pages, not printed labels.'),
-      outline: z.boolean().optional().describe("The PDF's table of contents."),
-      max_chars: maxCharsParam('Characters of text; about 40 KB at most.', 200_000).meta({ default: 10_000 }),
-      offset: offsetParam('No mode: the character to start at.'),
-      limit: z.number().int().min(1).max(25).optional().meta({ default: 5 }).describe('Passages for q.'),
+      item_key: z.string().min(1).max(64),
+      q: z.string().max(500).optional(),
+      page_range: z.string().max(20).optional().describe('"3-5": PDF pages, not printed labels.'),
+      outline: z.boolean().optional(),
+      max_chars: maxCharsParam('', 200_000).meta({ default: 10_000, description: undefined }),
+      offset: offsetParam('').meta({ description: undefined }),
+      limit: z.number().int().min(1).max(25).optional().meta({ default: 5 }),
       ...libraryParams,
     })
     .strict(),

@@ -92,16 +92,13 @@ type Hit = Output['hits'][number];
 
 export default defineTool({
   name: 'zotero_semantic_search',
-  title: 'Ranked relevance search',
+  title: 'Relevance search',
   summary:
     'Ranked hybrid search: BM25 over titles, abstracts, tags, notes, annotations (and full text), plus vectors.',
   description: [
-    "Rank a library's items by relevance to a free-text question, with the passage that matched (title, abstract,",
-    "tags, notes, annotations; full text when indexed). Searches Zoteus' own index, updated first from the desktop's",
-    'data without a key when it holds the library, else the Web API with ZOTERO_API_KEY; a large library is indexed',
-    'in the background (libraries[].index "building": search again later; zotero_index builds it ahead). Vectors join',
-    'in when ZOTEUS_EMBEDDINGS is set (mode says what ran). Read a hit with zotero_get_fulltext; for exact filters,',
-    'sorting and paging use zotero_search_items.',
+    "Rank items by relevance to a question, with the passage that matched. Zoteus' index,",
+    'refreshed from desktop data without a key, else Web API with ZOTERO_API_KEY; index "building": retry, or run',
+    'zotero_index. Exact filters, sorting, paging: zotero_search_items. Read a hit: zotero_get_fulltext.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -119,15 +116,15 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z.string().trim().min(1).max(1000).describe('A question, a phrase or key terms.'),
+      q: z.string().trim().min(1).max(1000),
       limit: z.number().int().min(1).max(50).optional().meta({ default: 10 }),
       mode: z
         .enum(['hybrid', 'keyword', 'vector'])
         .optional()
         .meta({ default: 'hybrid' })
-        .describe('hybrid: keywords plus vectors when configured.'),
-      item_type: z.string().min(1).max(64).optional().describe('e.g. journalArticle.'),
-      collection_key: zoteroKey('collection_key').optional().describe('Only items directly in it.'),
+        .describe('vector needs ZOTEUS_EMBEDDINGS.'),
+      item_type: z.string().min(1).max(64).optional(),
+      collection_key: zoteroKey('collection_key').optional(),
       libraries: z
         .array(
           // The pair as the top-level inputs describe it: said once, not again in every entry.
@@ -141,9 +138,7 @@ export default defineTool({
         .min(1)
         .max(10)
         .optional()
-        .describe(
-          `Search several at once, each addressed as by ${paramRef('library_id')}, which it overrides.`,
-        ),
+        .describe(`Several at once; overrides ${paramRef('library_id')}.`),
       ...libraryParams,
     })
     .strict(),

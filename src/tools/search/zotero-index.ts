@@ -62,16 +62,13 @@ const status = z.object({
 
 export default defineTool({
   name: 'zotero_index',
-  title: 'Build or inspect the search index',
+  title: 'Search index',
   summary:
     'Build, update or inspect the local full-text search index of a library (used by zotero_semantic_search).',
   description: [
-    "Build, update or inspect Zoteus' own search index of a library, which zotero_semantic_search ranks with and",
-    'updates itself: call this ahead for a large library, or to check it. Writes only the index file; reads the',
-    "desktop's data without a key when it holds the library, else the Web API with ZOTERO_API_KEY. build completes it",
-    '(an interrupted one resumes; rebuild starts over), update reads what changed, status reads nothing. Full text',
-    'with fulltext or ZOTEUS_INDEX_FULLTEXT, vectors with ZOTEUS_EMBEDDINGS. A build running elsewhere is a retryable',
-    'conflict.',
+    'Build, update or check the search index zotero_semantic_search uses (it self-updates; build ahead if large)',
+    'Reads desktop data without a key, else Web API with ZOTERO_API_KEY; writes only the index file.',
+    'A build elsewhere: retryable conflict.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -103,11 +100,8 @@ export default defineTool({
   input: z
     .object({
       action: z.enum(['build', 'update', 'status']),
-      rebuild: z.boolean().optional().describe('build: start over from an empty index.'),
-      fulltext: z
-        .boolean()
-        .optional()
-        .describe("Index attachments' full text (default: ZOTEUS_INDEX_FULLTEXT, else false)."),
+      rebuild: z.boolean().optional().describe('build: start over.'),
+      fulltext: z.boolean().optional().describe('Default: ZOTEUS_INDEX_FULLTEXT.'),
       ...libraryParams,
     })
     .strict(),

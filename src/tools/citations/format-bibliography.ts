@@ -9,7 +9,7 @@ import {
   CITE_MAX_ITEMS,
   LOCATOR_LABELS,
 } from '../../core/citations/constants.js';
-import { onlyOn, paramRef } from '../../core/call/refs.js';
+import { onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -33,18 +33,13 @@ const ENGINES = ['local', 'zotero'] as const;
 
 export default defineTool({
   name: 'zotero_format_bibliography',
-  title: 'Format citations and bibliographies',
+  title: 'Format citations',
   summary: 'Format items as a bibliography or an in-text citation in any CSL style (APA by default).',
   description: [
-    'Format items as a bibliography or an in-text citation in a CSL style (APA by default), to paste into a text; for',
-    'a BibTeX, RIS or CSL-JSON file use zotero_export; find keys with zotero_search_items. Items come from the',
-    'desktop\'s data without a key when it holds the library, else the Web API with ZOTERO_API_KEY; engine "local"',
-    'formats offline, "zotero" has Zotero do it (not from zotero.sqlite; no locators). Give',
-    'item_keys' + onlyOn('mcp', ', or citations (one cluster with locators) for mode "citation"') + ';',
-    'or, for a bibliography, collection_key or q, paged by start/limit.',
-    `${paramRef('style')}: a style repository id (apa, chicago-author-date, ieee...) or a .csl path; one not on this`,
-    'computer is downloaded once. A key that names no item is one entry of failed; truncated: remaining lists the',
-    'keys left.',
+    'Format items as a bibliography or citation in a CSL style, to paste; BibTeX/RIS: zotero_export.',
+    'Desktop data without a key, else Web API with ZOTERO_API_KEY. Give item_keys' +
+      onlyOn('mcp', ', citations (one cluster)') +
+      ', collection_key or q. Unknown keys: failed[].',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -69,34 +64,23 @@ export default defineTool({
           z
             .object({
               item_key: z.string().max(64),
-              locator: z.string().max(100).optional().describe('"12", "12-14".'),
+              locator: z.string().max(100).optional(),
               label: z.enum(LOCATOR_LABELS).optional().meta({ default: 'page' }),
-              prefix: z.string().max(200).optional().describe('e.g. "see".'),
+              prefix: z.string().max(200).optional(),
               suffix: z.string().max(200).optional(),
-              suppress_author: z.boolean().optional().describe('Only the year: "(2013)".'),
+              suppress_author: z.boolean().optional(),
             })
             .strict(),
         )
         .max(CITE_MAX_ITEMS)
-        .optional()
-        .describe(`One citation cluster, in order; instead of ${paramRef('item_keys')}.`),
-      collection_key: zoteroKey('collection_key').optional().describe('Bibliography of its items.'),
-      q: z
-        .string()
-        .max(500)
-        .optional()
-        .describe('Bibliography of the items whose title, creators or year match.'),
-      mode: z
-        .enum(['bibliography', 'citation'])
-        .optional()
-        .describe('Default: bibliography (citation when citations are given).'),
-      style: z.string().max(1000).optional().describe('Default: ZOTEUS_CITATION_STYLE, else apa.'),
-      locale: z.string().max(35).optional().describe("e.g. en-US (default: the style's)."),
+        .optional(),
+      collection_key: zoteroKey('collection_key').optional(),
+      q: z.string().max(500).optional(),
+      mode: z.enum(['bibliography', 'citation']).optional(),
+      style: z.string().max(1000).optional().describe('apa, ieee... or a .csl path.'),
+      locale: z.string().max(35).optional(),
       format: z.enum(CITATION_FORMATS).optional().meta({ default: 'text' }),
-      locators: z
-        .array(z.string().max(100))
-        .optional()
-        .describe('Citation: one per item key, in order ("12", "page 12-14", "chapter 3").'),
+      locators: z.array(z.string().max(100)).optional().describe('Per item key.'),
       engine: z.enum(ENGINES).optional().meta({ default: 'local' }),
       ...pagingParams(PAGE),
       ...libraryParams,

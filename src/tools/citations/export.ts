@@ -4,7 +4,6 @@
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -19,17 +18,12 @@ const ENGINES = ['local', 'zotero'] as const;
 
 export default defineTool({
   name: 'zotero_export',
-  title: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON',
+  title: 'Export references',
   summary: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON: the text, or a file with --save.',
   description: [
-    'Export items as a file for a reference manager or LaTeX: bibtex (non-ASCII as LaTeX commands), biblatex (UTF-8),',
-    'ris or csljson; for references in a citation style (APA...) use zotero_format_bibliography; find keys with',
-    "zotero_search_items. Give item_keys, collection_key (its top-level items) or all: true, read from the desktop's",
-    "data without a key when it holds the library, else the Web API with ZOTERO_API_KEY. Citation keys: Extra's",
-    '"Citation Key:", the Citation Key field, Better BibTeX\'s (desktop), else generated (author_title_year; clashes',
-    'get -1, -2). Without save_path the text holds one page (start/limit, nextStart); save_path writes all of it to a',
-    'file (overwrite: true to replace one). A key that names no item is one entry of failed. engine "zotero":',
-    "Zotero's own translators (not from zotero.sqlite).",
+    'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON; styled references (APA...): zotero_format_bibliography.',
+    'Desktop data without a key, else Web API with ZOTERO_API_KEY. Give item_keys, collection_key or all. The text',
+    'holds one page (nextStart); save_path writes all to a file. Unknown keys: failed[].',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -51,23 +45,12 @@ export default defineTool({
   input: z
     .object({
       item_keys: z.array(z.string().max(64)).max(5000).optional(),
-      collection_key: zoteroKey('collection_key').optional().describe('Its top-level items.'),
-      all: z.boolean().optional().describe('The whole library.'),
+      collection_key: zoteroKey('collection_key').optional(),
+      all: z.boolean().optional(),
       format: z.enum(FORMATS).optional().meta({ default: 'bibtex' }),
-      charset: z
-        .enum(['utf8', 'ascii'])
-        .optional()
-        .describe("ascii: non-ASCII as LaTeX commands (bibtex's default); utf8 keeps it (biblatex's)."),
-      save_path: z
-        .string()
-        .min(1)
-        .optional()
-        .describe('Write it to this file instead (on a shared server: inside your own folder).'),
-      overwrite: z
-        .boolean()
-        .optional()
-        .meta({ default: false })
-        .describe(`Let ${paramRef('save_path')} replace an existing file.`),
+      charset: z.enum(['utf8', 'ascii']).optional(),
+      save_path: z.string().min(1).optional(),
+      overwrite: z.boolean().optional().meta({ default: false }),
       engine: z.enum(ENGINES).optional().meta({ default: 'local' }),
       ...pagingParams(PAGE),
       ...libraryParams,

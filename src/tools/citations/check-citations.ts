@@ -51,17 +51,13 @@ const titled = { item_key: z.string(), title: z.string() };
 
 export default defineTool({
   name: 'zotero_check_citations',
-  title: "Check a manuscript's citation keys",
+  title: 'Check citation keys',
   summary:
     'Check the citation keys of .tex, .aux, Markdown or .bib files against the library; --write-bib writes a .bib of them.',
   description: [
-    'Check the citation keys a manuscript cites against the library: LaTeX (\\cite and the natbib and biblatex',
-    'commands), .aux, pandoc Markdown ([@key]) and .bib keys, from files (by extension) or text with kind. Keys are',
-    "those zotero_export writes; the whole library is read, from the desktop's data without a key when it holds it,",
-    'else the Web API with ZOTERO_API_KEY. Result: found, missing (did_you_mean), ambiguous (several items), unstable',
-    '(generated: changes with the first creator, title or year; pin it in Extra); failed: one entry per missing or',
-    'ambiguous key (all of them: an error); truncated at about 30 KB, counts are totals. write_bib also writes a .bib',
-    'of the cited items found. The library is not changed; to format citations use zotero_format_bibliography.',
+    "Check a manuscript's citation keys (LaTeX, .aux, Markdown, .bib) against those zotero_export writes: found,",
+    'missing, ambiguous, unstable; failed[]: missing and ambiguous. Desktop data without a key, else Web API with',
+    'ZOTERO_API_KEY. Formatting: zotero_format_bibliography.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,
@@ -85,28 +81,11 @@ export default defineTool({
         .array(z.string().min(1).max(1024))
         .max(100)
         .optional()
-        .describe(
-          `Paths: .tex, .ltx, .latex, .aux, .md, .markdown, .qmd, .rmd, .bib (others need ${paramRef('kind')}).`,
-        ),
-      text: z
-        .string()
-        .optional()
-        .describe(`A manuscript's text (needs ${paramRef('kind')}).`),
-      kind: z
-        .enum(KINDS)
-        .optional()
-        .describe(`How to read ${paramRef('text')} and files of another extension.`),
-      write_bib: z
-        .string()
-        .min(1)
-        .max(1024)
-        .optional()
-        .describe('Also write a .bib of the cited items found to this path.'),
-      overwrite: z
-        .boolean()
-        .optional()
-        .meta({ default: false })
-        .describe(`Let ${paramRef('write_bib')} replace an existing file.`),
+        .describe(`Known by extension, else set ${paramRef('kind')}.`),
+      text: z.string().optional(),
+      kind: z.enum(KINDS).optional(),
+      write_bib: z.string().min(1).max(1024).optional(),
+      overwrite: z.boolean().optional().meta({ default: false }),
       ...libraryParams,
     })
     .strict(),

@@ -27,14 +27,12 @@ function summary(
 
 export default defineTool({
   name: 'zotero_styles',
-  title: 'List citation styles',
+  title: 'List styles',
   summary:
     'List the CSL citation styles available offline (installed in Zotero, downloaded, bundled) and the locales.',
   description: [
-    'List the CSL citation styles that work offline (installed in the Zotero desktop, downloaded before, bundled:',
-    'APA, Vancouver, Harvard) and the locales, to pick a style for zotero_format_bibliography. Offline, no key. Any',
-    'other Zotero style repository id (about 10,000, e.g. chicago-author-date) works there too, downloaded once.',
-    'Paged by start/limit (nextStart).',
+    'List CSL styles usable offline, and locales, for zotero_format_bibliography. Offline, no key. Any style',
+    'repository id works there too.',
   ].join(' '),
   tier: 'read',
   openWorld: false,
@@ -43,11 +41,7 @@ export default defineTool({
   cli: [{ path: ['styles'], summary: 'List the citation styles available offline (--q TEXT finds one).' }],
   input: z
     .object({
-      q: z
-        .string()
-        .max(255)
-        .optional()
-        .describe('Words the id or title must all contain (case- and accent-insensitive).'),
+      q: z.string().max(255).optional(),
       ...pagingParams(PAGE),
     })
     .strict(),

@@ -37,13 +37,13 @@ const WANTED: Record<Targeted, string> = {
 const input = z
   .object({
     action: z.enum(MANAGE_SAVED_SEARCHES_ACTIONS),
-    name: z.string().optional().describe(`1 to ${SEARCH_NAME_MAX} characters.`),
+    name: z.string().optional(),
     conditions: z
       .array(z.string().min(1).max(1000))
       .max(CONDITIONS_MAX)
       .optional()
       .describe(
-        'Each "condition operator value" in Zotero\'s names: "title contains ocean", "tag is sea level", "collection is ABCD2345", "dateAdded isInTheLast 30 days", "noChildren true"; "joinMode any" makes one enough (default: all).',
+        '"title contains ocean", "tag is sea level", "dateAdded isInTheLast 30 days"; "joinMode any": one suffices.',
       ),
     search_key: zoteroKey('search_key').optional(),
     ...libraryParams,
@@ -114,14 +114,11 @@ function effect(i: Input): string {
 
 export default defineTool({
   name: 'zotero_manage_saved_searches',
-  title: 'Create or delete saved searches',
+  title: 'Manage saved searches',
   summary: 'Create a saved search from conditions, or delete one.',
   description: [
-    'Create or delete a saved search. "create" needs name and conditions, checked before anything is sent (an unknown',
-    'condition or operator is refused with the closest names), and returns created: [key]; "delete" removes the saved',
-    "search, not its items (undo restores it). Writes go through the desktop's local API once a person",
-    'authorised it, else the Web API with a ZOTERO_API_KEY that can write. To list, show or run saved searches use',
-    'zotero_saved_searches.',
+    'Create or delete a saved search (its items stay; undo restores it). Writes via the desktop if authorised, else',
+    'Web API with a write ZOTERO_API_KEY. List or run: zotero_saved_searches.',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,

@@ -27,7 +27,7 @@ const WANTS_KEY: Record<SavedSearchesAction, boolean> = { list: false, show: tru
 const input = z
   .object({
     action: z.enum(SAVED_SEARCHES_ACTIONS),
-    search_key: lookupKey().optional().describe('Its key, from the listing.'),
+    search_key: lookupKey().optional(),
     start: startParam(),
     limit: z
       .number()
@@ -35,9 +35,7 @@ const input = z
       .min(1)
       .max(LIST_MAX)
       .optional()
-      .describe(
-        `Saved searches per page (default ${LIST_DEFAULT}), or items for "run" (default ${RUN_DEFAULT}).`,
-      ),
+      .describe(`Default: list ${LIST_DEFAULT}, run ${RUN_DEFAULT}.`),
     ...libraryParams,
   })
   .strict()
@@ -133,15 +131,11 @@ function summary(out: Output, i: Input): string {
 
 export default defineTool({
   name: 'zotero_saved_searches',
-  title: 'Read and run saved searches',
+  title: 'Saved searches',
   summary: 'List saved searches with their conditions, show one, or run one (through the desktop app).',
   description: [
-    'Read a library\'s saved searches (a name and conditions) and run one: "list" all, trashed ones too (deleted:',
-    'true), paged by start/limit; "show" one by search_key; "run" the items it matches now (totalResults, nextStart).',
-    "Read from the desktop's local API or zotero.sqlite without a key when it holds the library, else the Web API",
-    'with ZOTERO_API_KEY; only the running desktop app (Zotero 7+, local API on) can run one: elsewhere "run" is a',
-    'validation_error that says so. To create or delete one use zotero_manage_saved_searches; to search items',
-    'directly, zotero_search_items.',
+    "List, show or run a library's saved searches. Reads desktop data without a key, else Web API with",
+    'ZOTERO_API_KEY; run needs the running desktop app. Create or delete: zotero_manage_saved_searches.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -16,14 +16,14 @@ import { mcpRefRenderer } from '../../src/surfaces/mcp/refs.js';
 
 /**
  * What seeds/002's tool description promises, said in fewer words within the tools/list budget
- * (issue 22): every promise stays, each in the words an agent reads on MCP.
+ * (issue 22): each promise an agent needs stays, in the words it reads on MCP (that save_path
+ * also writes a file, the seed's own save_path text says).
  */
 const SEED_PROMISES = [
-  'Render rows of retrieved evidence as a Markdown or CSV table, deterministically, from passages you already retrieved with zotero_get_fulltext and zotero_semantic_search.',
-  'This tool does NOT search and does NOT read the library: offline, no key; it never rewords a quotation, locator or any other cell.',
-  'coverage is counted from the rows; warnings name each row contradicting its own evidence (a page with no quotation, "passage" with no quotation, a quotation on an "unavailable" source, a support other than "unverified" without a passage); it still renders.',
+  'Render evidence rows as a Markdown/CSV table from passages retrieved with zotero_get_fulltext and zotero_semantic_search;',
+  'offline, no key: it does NOT search or read the library, never rewords a cell, counts coverage from the rows.',
+  'warnings: self-contradicting rows (still rendered)',
   'Use the zotero-evidence-table prompt to gather the rows first.',
-  'save_path also writes the table to a file.',
 ];
 
 describe('the evidence table and spreadsheets', () => {
@@ -54,11 +54,11 @@ describe('the evidence table and spreadsheets', () => {
     );
   });
 
-  it('the description says the apostrophe stays visible and stops formulas, and how to import as text', () => {
+  it('the description says the apostrophe stays visible and stops formulas, and warnings name the cell', () => {
     const text = evidenceTable.description;
     expect(text).not.toMatch(/consumes/);
     expect(text).toContain(
-      'CSV only: a cell starting with =, +, -, @, tab or CR gets a leading apostrophe so no formula runs (spreadsheets show it; warnings name the cell; a number like -5 is left alone): import as UTF-8, columns typed as Text.',
+      'warnings: self-contradicting rows (still rendered), CSV cells starting =, +, -, @ (a visible apostrophe stops formulas).',
     );
     // Markdown has no such marker: only the CSV sentence speaks of one.
     expect(text.match(/apostrophe/g)).toHaveLength(1);

@@ -131,16 +131,12 @@ export default defineTool({
   summary:
     'Render retrieved evidence rows as a Markdown or CSV table, validating coverage from the rows and warning about contradictions while preserving quotations verbatim.',
   description: [
-    'Render rows of retrieved evidence as a Markdown or CSV table, deterministically, from passages you already retrieved',
-    'with zotero_get_fulltext and zotero_semantic_search. This tool does NOT search and does NOT read the library: offline,',
-    'no key; it never rewords a quotation, locator or any other cell. coverage is counted from the rows; warnings name each',
-    'row contradicting its own evidence (a page with no quotation, "passage" with no quotation, a quotation on an',
-    '"unavailable" source, a support other than "unverified" without a passage); it still renders. CSV only: a cell',
-    'starting with =, +, -, @, tab or CR gets a leading apostrophe so no formula runs (spreadsheets show it; warnings name',
-    'the cell; a number like -5 is left alone): import as UTF-8, columns typed as Text.',
+    'Render evidence rows as a Markdown/CSV table from passages retrieved with zotero_get_fulltext and',
+    'zotero_semantic_search; offline, no key: it does NOT search or read the library, never rewords a cell, counts',
+    'coverage from the rows. warnings: self-contradicting rows (still rendered), CSV cells starting =, +, -, @ (a',
+    'visible apostrophe stops formulas).',
     // Prompts are an MCP feature: the CLI's help leaves the seed's pointer to one out.
     onlyOn('mcp', 'Use the zotero-evidence-table prompt to gather the rows first.'),
-    'save_path also writes the table to a file.',
   ].join(' '),
   tier: 'write',
   openWorld: false,

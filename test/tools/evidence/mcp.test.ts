@@ -73,9 +73,9 @@ describe('tools/list', () => {
       openWorldHint: false,
     });
     expect(tool.description).toMatch(
-      /^Render rows of retrieved evidence as a Markdown or CSV table, deterministically/,
+      /^Render evidence rows as a Markdown\/CSV table from passages retrieved/,
     );
-    expect(tool.description).toContain('This tool does NOT search and does NOT read the library');
+    expect(tool.description).toContain('it does NOT search or read the library');
     const input = tool.inputSchema as {
       properties: Record<string, { description?: string; items?: Record<string, unknown> }>;
       required: string[];

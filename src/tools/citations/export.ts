@@ -4,6 +4,7 @@
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -22,7 +23,7 @@ export default defineTool({
   summary: 'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON: the text, or a file with --save.',
   description: [
     'Export items as BibTeX, BibLaTeX, RIS or CSL-JSON; styled references (APA...): zotero_format_bibliography.',
-    'Desktop data without a key, else Web API with ZOTERO_API_KEY. Give item_keys, collection_key or all. The text',
+    `Desktop data without a key, else Web API with ZOTERO_API_KEY. Give item_keys, collection_key or ${paramRef('all')}. The text`,
     'holds one page (nextStart); save_path writes all to a file. Unknown keys: failed[].',
   ].join(' '),
   tier: 'write',

@@ -30,7 +30,7 @@ export default defineTool({
     'Read the text of an item’s PDF/EPUB: best-matching passages for q (with page and heading), a page range, the outline, or the start.',
   description: [
     "Read an item's document text (PDF, EPUB, HTML) or an attachment's: desktop data without a key, else Web API",
-    'with ZOTERO_API_KEY. One mode per call: q (best passages, with page), page_range, outline, or none (text from',
+    `with ZOTERO_API_KEY. One mode per call: q (best passages, with page), page_range, ${paramRef('outline')}, or none (text from`,
     `${paramRef('offset')}; pass end to read on). complete: false: partly indexed. Find items with`,
     'zotero_search_items or zotero_semantic_search.',
   ].join(' '),

@@ -45,21 +45,16 @@ describe('help in CLI words, descriptions that read on both surfaces', () => {
   it('zot search --help: the tag, since and other inputs as flags, sibling tools as commands', async () => {
     const text = await helpOf(['search']);
     expect(text).toContain(
-      '(--qmode "everything": any field, tag, note, indexed full text; a match in a child counts for its parent)',
-    );
-    expect(text).toContain(
-      'filtered by `--tag`, --type, --collection, `--since` or --days. By meaning instead: `zot semantic-search`; one item whole: `zot read`; digests: `zot summarize`.',
+      '(--qmode "everything": any field, notes, full text) or list them. By meaning: `zot semantic-search`.',
     );
     expect(text).toContain('--sort <dateModified|');
-    expect(text).toContain(
-      'E.g. title, creator, date; only dateAdded with --days. (default: "dateModified")',
-    );
+    expect(text).toContain('--type <type> As --tag.');
     expect(text).not.toMatch(/\bzotero_(?!search_items\b)[a-z_]+/);
     expect(text).not.toContain('added_within_days');
     expect(text).not.toContain('["key"');
     // Over MCP the same sentence names the inputs and the tools.
     expect(describeTool(tool('zotero_search_items')).description).toContain(
-      'filtered by `tag`, item_type, collection_key, `since` or added_within_days. By meaning instead: zotero_semantic_search; one item whole: zotero_get_item; digests: zotero_summarize.',
+      '(qmode "everything": any field, notes, full text) or list them. By meaning: zotero_semantic_search.',
     );
   });
 

@@ -18,11 +18,11 @@ import { paramRef } from '../../core/call/refs.js';
 import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
 
-const filterExpr = (what: string, example: string) =>
+const filterExpr = (text: string) =>
   z
     .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)])
     .optional()
-    .describe(`${what}: "a || b" either, "-a" excludes (${example}); a list: all must hold.`);
+    .describe(text);
 
 function summary(
   out: {
@@ -91,11 +91,8 @@ export default defineTool({
   summary:
     'Search or list the items of a library: words in title, creators and year (or everywhere), filters, sorting, paging.',
   description: [
-    'Find items by words in title, creators and year (qmode "everything": any field, tag, note, indexed full text; a match',
-    'in a child counts for its parent), or list them newest change first, filtered by `tag`, item_type, collection_key,',
-    '`since` or added_within_days. By meaning instead: zotero_semantic_search; one item whole: zotero_get_item; digests:',
-    'zotero_summarize. Reads the desktop (local API, else zotero.sqlite) without a key, else the Web API with',
-    'ZOTERO_API_KEY. Long fields cut are named in truncatedFields.',
+    'Find items by words in title, creators, year (qmode "everything": any field, notes, full text) or list them.',
+    'By meaning: zotero_semantic_search. Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -128,50 +125,19 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z
-        .string()
-        .max(500)
-        .optional()
-        .describe('Words that must all match, case- and accent-insensitive. Omit to list.'),
+      q: z.string().max(500).optional(),
       qmode: z.enum(['titleCreatorYear', 'everything']).optional().meta({ default: 'titleCreatorYear' }),
-      item_type: filterExpr('Item types', '"book || thesis", "-note"'),
-      tag: filterExpr('Exact tags', '"-to-read"'),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Only items directly in this collection.'),
-      include_children: z
-        .boolean()
-        .optional()
-        .describe('Also list child notes, attachments and annotations as items.'),
-      since: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('A library version (not a date): only items changed after it.'),
-      include_trashed: z.boolean().optional().describe('Items in the trash too.'),
-      sort: z
-        .enum(SORT_FIELDS)
-        .optional()
-        .meta({ default: 'dateModified' })
-        .describe(`E.g. title, creator, date; only dateAdded with ${paramRef('added_within_days')}.`),
-      direction: z.enum(['asc', 'desc']).optional().describe('Default desc for dates, else asc.'),
+      item_type: filterExpr(`As ${paramRef('tag')}.`),
+      tag: filterExpr('a || b; -a: not; list: all.'),
+      collection_key: zoteroKey('collection_key').optional(),
+      include_children: z.boolean().optional(),
+      since: z.number().int().min(0).optional().describe('Library version.'),
+      include_trashed: z.boolean().optional(),
+      sort: z.enum(SORT_FIELDS).optional().meta({ default: 'dateModified' }),
+      direction: z.enum(['asc', 'desc']).optional(),
       ...pagingParams({ rows: 'Items', default: 25, max: 100 }),
-      added_within_days: z
-        .number()
-        .int()
-        .min(1)
-        .max(36500)
-        .optional()
-        .describe('Only items added in the last N days, newest first.'),
-      fields: z
-        .array(z.string().min(1).max(500))
-        .min(1)
-        .max(50)
-        .optional()
-        .describe(
-          'Fields each item keeps, e.g. key, title, creators, year, creatorSummary. Default: all non-empty.',
-        ),
+      added_within_days: z.number().int().min(1).max(36500).optional(),
+      fields: z.array(z.string().min(1).max(500)).min(1).max(50).optional(),
       ...libraryParams,
     })
     .strict(),

@@ -81,8 +81,8 @@ export default defineTool({
   summary:
     'Read one item by key: all its metadata, creators, abstract, tags, collections, child notes and attachments.',
   description: [
-    'Read one item whole, with its collections, child notes and attachments (their text cut at 2,000 chars). Whole notes:',
-    'zotero_list_notes; digests: zotero_summarize. Desktop without a key, else Web API (ZOTERO_API_KEY).',
+    'Read one item: metadata, collections, child notes (excerpts) and attachments. Whole notes: zotero_list_notes;',
+    'digests: zotero_summarize. Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -96,8 +96,8 @@ export default defineTool({
       // a string that is not of Zotero's key form included.
       item_key: lookupKey().describe('e.g. "ABCD2345"'),
       max_chars: maxCharsParam('Per text field.').meta({ default: 10_000 }),
-      offset: offsetParam("Resume cut fields: truncatedFields' end."),
-      children_start: z.number().int().min(0).optional().describe('From nextChildrenStart.'),
+      offset: offsetParam('A truncatedFields end.'),
+      children_start: z.number().int().min(0).optional(),
       ...libraryParams,
     })
     .strict(),

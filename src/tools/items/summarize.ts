@@ -41,10 +41,8 @@ export default defineTool({
   summary:
     'Compact digests of items for an agent: citation line, creators, year, abstract excerpt, tags, notes, full text.',
   description: [
-    'Digest items to triage them: citation line, abstract excerpt, tags, collections, note excerpts, attachments, whether',
-    "full text exists. Give item_keys, or omit them to page the library's top-level items (or of collection_key), oldest",
-    'first; remaining lists keys that did not fit. One item whole: zotero_get_item; notes whole: zotero_list_notes; keys:',
-    'zotero_search_items. Desktop without a key, else Web API with ZOTERO_API_KEY.',
+    'Digest items for triage (no item_keys: page the library). Whole item: zotero_get_item; whole notes:',
+    'zotero_list_notes. Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -70,16 +68,9 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z
-        .array(z.string().min(1).max(64))
-        .min(1)
-        .max(100)
-        .optional()
-        .describe('e.g. "ABCD2345"; omit to digest the library.'),
-      all: z.boolean().optional().describe('As many digests as fit in one answer.'),
-      collection_key: zoteroKey('collection_key')
-        .optional()
-        .describe('Only items directly in this collection.'),
+      item_keys: z.array(z.string().min(1).max(64)).min(1).max(100).optional().describe('e.g. "ABCD2345"'),
+      all: z.boolean().optional(),
+      collection_key: zoteroKey('collection_key').optional(),
       ...pagingParams({ rows: 'Digests', default: 25, max: 100_000 }),
       ...libraryParams,
     })

@@ -5,7 +5,7 @@ import { defineTool } from '../../core/tool.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams, type PageSize } from '../shared/params.js';
 
-const PAGE: PageSize = { rows: 'Changes', default: 100, max: 500, note: 'a page holds at most about 40 KB' };
+const PAGE: PageSize = { rows: 'Changes', default: 100, max: 500 };
 
 const count = z.number().int();
 const change = z.object({
@@ -28,14 +28,12 @@ const change = z.object({
 
 export default defineTool({
   name: 'zotero_sync',
-  title: 'Library changes since a version',
+  title: 'Library changes',
   summary:
     'List what changed in a library since a library version: modified items, collections and searches, and deletions.',
   description: [
-    'List what changed in a library after version `since`: items, collections and saved searches modified, then deletions.',
-    'Pass libraryVersion as `since` next time (if it changes between pages, restart with start: 0). Web API only, needs',
-    'ZOTERO_API_KEY (the desktop keeps no deletion log); without a key, zotero_search_items with `since` lists changed',
-    'items, not deletions.',
+    'List changes since a library version, deletions too. Web API only (ZOTERO_API_KEY); no key:',
+    'zotero_search_items `since`.',
   ].join(' '),
   tier: 'read',
   openWorld: true,
@@ -46,7 +44,7 @@ export default defineTool({
   cli: [{ path: ['sync'] }],
   input: z
     .object({
-      since: z.number().int().min(0).describe("An earlier answer's libraryVersion; 0 for all."),
+      since: z.number().int().min(0).describe('Last libraryVersion; 0: all.'),
       ...libraryParams,
       ...pagingParams(PAGE),
     })

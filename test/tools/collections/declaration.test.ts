@@ -201,9 +201,7 @@ describe('declarations', () => {
   });
 
   it('descriptions name the sibling to prefer, the real cap and the bulk threshold', () => {
-    expect(manage.description).toMatch(
-      /To list or find one, prefer zotero_list_collections \(works in read-only mode\)/,
-    );
+    expect(manage.description).toMatch(/To list or find one, prefer zotero_list_collections \(read-only\)/);
     expect(list.description).toMatch(
       /The read-only way to find a collection and its key \(zotero_manage_collections changes them\)/,
     );

@@ -19,11 +19,10 @@ export default defineTool({
   summary:
     'List the collections of a library (key, name, parent, item count), sorted by name; q finds one by name.',
   description: [
-    "List a library's collections (key, name, parent, item count) sorted by name, or in hierarchy order with tree: true.",
-    'The read-only way to find a collection and its key (zotero_manage_collections changes them). Use the keys to scope',
-    'zotero_search_items (collection_key) or zotero_tag_audit (collection_keys). q, `top` and paging apply after the whole',
-    'library is read (to the tree order, with `tree`). Reads the desktop (local API, else',
-    "zotero.sqlite) without a key, else the Web API with ZOTERO_API_KEY; a group's library_id comes from zotero_groups.",
+    "List a library's collections sorted by name, or in hierarchy order with tree: true. The read-only way to find a",
+    'collection and its key (zotero_manage_collections changes them); the keys scope zotero_search_items or',
+    'zotero_tag_audit. q, `top` and paging apply after the whole library is read. Desktop without a key, else Web API',
+    "(ZOTERO_API_KEY); a group's library_id: zotero_groups.",
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -28,7 +28,8 @@ export function withoutDefaultBounds(schema: unknown): unknown {
  * Validation an agent does not plan a call with: the length of a string or a list, a key's
  * pattern, whether a nested object is closed. The server still checks each of them and refuses a
  * bad value in the caller's terms (the parameter, the value, what is accepted); the texts say what
- * matters (an 8-character key). Numeric bounds stay: a limit's maximum is what an agent pages by.
+ * matters (an 8-character key). Numeric bounds stay but the floor of a count (0 or 1): a limit's
+ * maximum is what an agent pages by.
  */
 const INPUT_DETAIL = new Set(['pattern', 'minLength', 'maxLength', 'minItems', 'maxItems', 'format']);
 
@@ -46,6 +47,9 @@ export function outlineInput(schema: unknown, depth = 0): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (INPUT_DETAIL.has(key)) continue;
     if (key === 'additionalProperties' && depth > 0 && value === false) continue;
+    // A count or an id is at least 0 or 1: the bound an agent never needs told.
+    if ((key === 'minimum' && (value === 0 || value === 1)) || (key === 'exclusiveMinimum' && value === 0))
+      continue;
     // A text only the CLI shows (`onlyOn('cli', …)`) leaves nothing on MCP.
     if (key === 'description' && value === '') continue;
     if (key === 'enum' && Array.isArray(value) && value.length > ENUM_SHOWN_MAX) continue;

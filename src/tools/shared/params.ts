@@ -26,7 +26,7 @@ export const libraryParams = {
     .int()
     .positive()
     .optional()
-    .describe(`Group id (user id with ${paramRef('library_type')}); omit: default library.`),
+    .describe(`Group id, or user id with ${paramRef('library_type')}.`),
   library_type: z
     .enum(['user', 'group'])
     .optional()
@@ -57,7 +57,7 @@ export function offsetParam(description: string) {
 }
 
 /** `start`: where a page starts, from 0. */
-export function startParam(description = "Offset of the page: a previous answer's nextStart.") {
+export function startParam(description = "A previous answer's nextStart.") {
   return offsetParam(description).meta({ default: 0 });
 }
 

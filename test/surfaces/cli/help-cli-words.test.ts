@@ -64,9 +64,7 @@ describe('--help at a terminal', () => {
     expect(text).toContain('--tag <tag>');
     expect(text).not.toContain('<json>');
     // The whole option text, not its first sentence.
-    expect(flat).toContain(
-      '--library-id <integer> Group id (user id with --library-type); omit: default library.',
-    );
+    expect(flat).toContain('--library-id <integer> Group id, or user id with --library-type.');
     expect(flat).toContain('--tag <tag> a || b; -a: not; list: all.');
   });
 

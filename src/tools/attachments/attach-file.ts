@@ -68,22 +68,13 @@ export default defineTool({
   title: 'Attach files to an item',
   summary: 'Attach stored files to an item (upload to the Zotero cloud storage); per-file results.',
   description: [
-    'Writes to the Zotero cloud library (Web API): for each file, creates a child attachment item (imported_file, content',
-    'type detected from the bytes) under parent_item, uploads the file to Zotero storage and checks the MD5 the library',
-    'then reports. path: files on the machine Zoteus runs on (refused on a shared deployment); or content_base64 with',
-    'filename (at most 7 MB decoded). A file the server already holds is not sent again (upload: exists). A file that',
-    'fails (quota exceeded, upload or registration refused) is listed in failed and its empty attachment item is moved',
-    'to the trash. Not idempotent: calling twice attaches twice. Result: succeeded (key, filename, contentType, size,',
-    'md5, upload), failed, libraryVersion.',
-    'When parent_item is itself a stored-file attachment (imported_file, imported_url), exactly one file is uploaded',
-    'as a new version of it: the same bytes are upload: exists with nothing sent, no item is created, a failure keeps',
-    'the previous version (nothing trashed), and a file another client stored meanwhile is a conflict, never overwritten.',
-    'oa: true instead of files: finds a legal open-access PDF of the item’s DOI (Unpaywall, then OpenAlex when',
-    'configured), downloads it with a size cap, checks that it is a PDF with pages whose first pages mention the',
-    'item’s title or DOI, and attaches the first candidate that passes; openAccess says which source and URL, and',
-    'why earlier candidates were refused. When none passes: not_found listing each candidate and why; nothing is',
-    'created.',
-    'link: true with path: linked-file attachments pointing at each file where it is (no upload; your own library only).',
+    'Attach files to an item as child attachments, uploaded to Zotero storage, MD5 checked: path (files where Zoteus',
+    'runs; not on a shared deployment) or content_base64 with filename. link: true with path links each file in place',
+    "(no upload; own library only). oa: true finds, checks and attaches a legal open-access PDF of the item's DOI, else",
+    "not_found with each candidate's reason. A stored-file attachment as parent_item gets one file as its new version.",
+    "Writes to the desktop's local API when a person authorised it, else to the Web API with a ZOTERO_API_KEY that can",
+    'write. A failed file is in failed (its empty item trashed); a repeat attaches again. To read files use',
+    'zotero_get_attachment.',
   ].join(' '),
   tier: 'write',
   openWorld: true,
@@ -106,40 +97,39 @@ export default defineTool({
   ],
   input: z
     .object({
-      parent_item: zoteroKey('parent_item').describe('Key of the item the files go under, e.g. "ABCD2345".'),
+      parent_item: zoteroKey('parent_item').describe('Key of the item the files go under.'),
       path: z
         .array(z.string().min(1).max(4096))
         .min(1)
         .max(50)
         .optional()
-        .describe('Files to attach, on the machine Zoteus runs on.'),
+        .describe('Files on the machine Zoteus runs on.'),
       content_base64: z
         .string()
         .min(1)
         .max(10_000_000)
         .optional()
-        .describe('The file’s bytes, base64 (at most 7 MB decoded); needs filename.'),
-      filename: z.string().min(1).max(255).optional().describe('Name of the file sent as content_base64.'),
+        .describe(`The file's bytes, base64 (at most 7 MB decoded); needs ${paramRef('filename')}.`),
+      filename: z
+        .string()
+        .min(1)
+        .max(255)
+        .optional()
+        .describe(`Name of the file sent as ${paramRef('content_base64')}.`),
       title: z
         .string()
         .min(1)
         .max(500)
         .optional()
-        .describe(
-          'Title of the attachment (default: the file name; with oa, Zotero’s "Full Text PDF" or version).',
-        ),
+        .describe(`Default: the file name; with ${paramRef('oa')}, "Full Text PDF" or its version.`),
       oa: z
         .boolean()
         .optional()
-        .describe(
-          'Instead of path or content_base64: find an open-access PDF of the item’s DOI (Unpaywall, OpenAlex), check it and attach it.',
-        ),
+        .describe("Instead of files: find, check and attach an open-access PDF of the item's DOI."),
       link: z
         .boolean()
         .optional()
-        .describe(
-          'With path: link each file where it is (a linked-file attachment, no upload); only in your own library.',
-        ),
+        .describe(`With ${paramRef('path')}: link each file where it is (no upload; your own library only).`),
       ...libraryParams,
     })
     .strict(),

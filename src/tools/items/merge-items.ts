@@ -3,6 +3,7 @@
  * duplicates merged into one item as Zotero merges them. Previews unless asked to apply.
  */
 import * as z from 'zod';
+import { paramRef } from '../../core/call/refs.js';
 import { checkMerge } from '../../core/duplicates/check.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -15,18 +16,14 @@ export default defineTool({
   title: 'Merge duplicate items',
   summary: 'Merge duplicate items into a master item, as Zotero does; preview, then apply.',
   description: [
-    'Merges duplicates into one item as Zotero’s merge does: the master (master_key) keeps its fields (fill: true fills',
-    'its empty fields, creators included, from the others in the order given); it takes the union of the others’ tags,',
-    'collections and relations (related items become related to the master, both ways), and a dc:replaces relation to',
-    'each other item’s URI so sync and citations that name an other find the master; every child of the others (notes,',
-    'attachments, with their files and annotations) moves to the master; the others go to the trash (restorable).',
-    'Items must be regular items of one item type and of one library (a key of another library, or the master among',
-    'item_keys, is a validation_error). Without apply nothing is written: the preview (any backend) lists every change',
-    'and returns planId (kept a day). apply: true with plan_id writes exactly that plan, and an item changed since the',
-    'preview makes the whole merge a conflict, nothing written; apply: true without plan_id merges the items as they',
-    'are. Writes go to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API) under each item’s version: about 2 requests per 50 objects',
-    'written, one read of the items and one listing of each other item’s children. Re-running a merge changes nothing.',
-    'With a bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES), applying a merge of more items needs confirm: true.',
+    'Merge duplicate items into a master as Zotero does: the master keeps its fields (fill: true fills empty ones from',
+    'the others, in order) and gains their tags, collections, relations and children (notes, attachments,',
+    'annotations); the others go to the trash (restorable), marked as replaced by it. Regular items of one type and',
+    'library only. Without apply it only previews every change, returning planId (kept a day); apply: true with plan_id',
+    'writes that plan (anything changed since: conflict, nothing written), without plan_id merges as the items are.',
+    "Writes go to the desktop's local API when a person authorised it, else to the Web API with a ZOTERO_API_KEY that",
+    'can write; a desktop preview needs no key. Past ZOTEUS_CONFIRM_BULK_WRITES, apply needs confirm: true. Find groups',
+    'with zotero_find_duplicates; zotero_undo reverts.',
   ].join(' '),
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
@@ -50,33 +47,22 @@ export default defineTool({
   ],
   input: z
     .object({
-      master_key: zoteroKey('master_key').describe(
-        'The item that stays: it keeps its fields and takes the others’.',
-      ),
-      item_keys: itemKeys('The items merged into the master, which go to the trash').max(100),
-      fill: z
-        .boolean()
-        .optional()
-        .describe(
-          'Fill the master’s empty fields from the others (default false: the master’s fields only).',
-        ),
+      master_key: zoteroKey('master_key').describe('The item that stays.'),
+      item_keys: itemKeys('Items merged into the master, then trashed').max(100),
+      fill: z.boolean().optional().describe("Fill the master's empty fields from the others, in order."),
       apply: z
         .boolean()
         .optional()
-        .describe('Write the merge (default false: preview only, which returns a plan id).'),
+        .describe('Write the merge; without it, a preview that returns a plan id.'),
       plan_id: z
         .string()
         .max(64)
         .optional()
-        .describe(
-          'With apply: the plan id a preview returned, applied exactly; an item changed since is a conflict.',
-        ),
+        .describe(`With ${paramRef('apply')}: a preview's plan id, applied exactly.`),
       confirm: z
         .boolean()
         .optional()
-        .describe(
-          'Required to apply a merge of more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
-        ),
+        .describe('Needed to apply a merge past the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).'),
       ...libraryParams,
     })
     .strict(),

@@ -42,11 +42,10 @@ export default defineTool({
   summary:
     'The recent writes of Zoteus, newest first: request id, time, tool, library, objects, whether undo can restore them.',
   description: [
-    'Reads the local write journal (journal.db in the data directory; per caller on a shared deployment), which every',
-    'write of Zoteus fills before it sends anything, kept ZOTEUS_JOURNAL_DAYS days (90). Sends no request. Each row: the',
-    'request id (pass it to zotero_undo), time, tool, library, status (interrupted when the process ended mid-write),',
-    'object counts, and undoable with the reason when not. Filters: since (a date or time), tool (a tool name); start/limit',
-    'page the result (20 per page by default, at most 50), newest first; nextStart, when present, continues.',
+    'List the writes Zoteus made, newest first, from its local journal (offline, no key; per caller on a shared',
+    'deployment; kept ZOTEUS_JOURNAL_DAYS days, 90): each row has the request id, time, tool, library, status',
+    '(interrupted: the process ended mid-write), object counts and undoable, with the reason when not. Filter by since',
+    'or tool; nextStart continues. To revert a write, pass its request id to zotero_undo.',
   ].join(' '),
   tier: 'read',
   openWorld: false,
@@ -65,12 +64,12 @@ export default defineTool({
         .string()
         .max(40)
         .optional()
-        .describe('Only writes from this date or time on (2026-05-01, or 2026-05-01T12:00:00Z).'),
+        .describe('Writes from this date or time on (2026-05-01, 2026-05-01T12:00:00Z).'),
       tool: z
         .string()
         .max(80)
         .optional()
-        .describe('Only the writes of one tool, named as the tool field of a row names it.'),
+        .describe("One tool's writes, named as a row's tool field names it."),
       ...pagingParams({ rows: 'Requests', default: 20, max: 50 }),
     })
     .strict(),

@@ -13,16 +13,12 @@ export default defineTool({
   title: 'Undo a write',
   summary: 'Undo a journaled write: its objects back to their recorded state; created items to the trash.',
   description: [
-    'Writes to the Zotero library (the desktop app’s local API when it takes writes, else the cloud Web API). Takes the',
-    `request id of a write (${onlyOn('mcp', 'the _meta "zoteus/request_id" of its MCP result, or ')}the one its answer's meta carries; zotero_history lists them) and restores every object that request changed to its state before,`,
-    'with versioned writes (about 2 requests per 50 objects): fields, tags, collections and the trash flag back as they',
-    'were; items it created go to the trash; collections and saved searches it created are deleted; objects it deleted permanently are',
-    'created again from the journal (a deleted collection with its subcollections and memberships; not files, nor children',
-    'deleted with items). An object that changed again since',
-    'is not touched: it is a failed entry with reason conflict, and conflicts names the fields that differ (there is no',
-    'force). Objects already as they were are unchanged. The undo is journaled too, so undoing it works. An unknown or',
-    'expired request id is not_found. Result: updated, trashed, created, deleted, unchanged, conflicts, notUndoable',
-    '(what the journal holds no state for, with the reason), failed, libraryVersion.',
+    `Undo one earlier write by its request id, which ${onlyOn('mcp', 'an MCP result carries in _meta "zoteus/request_id" and ')}zotero_history`,
+    'lists: every object it changed goes back as it was (fields, tags, collections, trash flag); items it created go',
+    'to the trash, collections and saved searches it created are deleted, objects it deleted are recreated (not',
+    'files). An object changed again since is left: a failed conflict, conflicts naming its fields. notUndoable lists',
+    "what cannot be restored. Writes to the desktop's local API when a person authorised it, else to the Web API with",
+    'a ZOTERO_API_KEY that can write. The undo is journaled and undoable; an unknown or expired id is not_found.',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,
@@ -44,9 +40,7 @@ export default defineTool({
         .string()
         .min(1)
         .max(64)
-        .describe(
-          'The request id of the write to undo, as its answer’s meta carries it (the history lists them).',
-        ),
+        .describe("As the write's answer carries it in meta (the history lists them)."),
       ...libraryParams,
     })
     .strict(),

@@ -7,11 +7,10 @@
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
-import { onlyOn, paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields } from '../shared/output.js';
-import { PROVENANCE, libraryParams, lookupKey, maxCharsParam, offsetParam } from '../shared/params.js';
+import { PROVENANCE, libraryParams, lookupKey } from '../shared/params.js';
 
 const ACTIONS = ['list', 'get'] as const;
 
@@ -34,17 +33,10 @@ const attachment = z.object({
 
 export default defineTool({
   name: 'zotero_get_attachment',
-  title: 'List or read attachment files',
+  title: 'Attachment files',
   summary: 'List an item’s attachment files and where they are, or read or save one (MD5 checked).',
-  description: [
-    "List an item's attachment files or read one. list (default for an item key): each file's type, size, MD5, local",
-    '(on this computer), inCloud. get (default for an attachment key; for an item, its best file, PDF first): the file',
-    "from here, else downloaded from Zotero's cloud (ZOTERO_API_KEY with file access), MD5 checked. Reads the desktop's",
-    'data without a key, else the Web API with ZOTERO_API_KEY. Text returns as text (pass end as offset while',
-    'truncated); save_path saves any file;',
-    onlyOn('mcp', 'a binary one is otherwise a resource (resources/read, up to 75,000 bytes).'),
-    "For a PDF's text by page use zotero_get_fulltext; to check all files, zotero_attachment_audit.",
-  ].join(' '),
+  description:
+    "List an item's attachment files or read one (PDF first; text as text, save_path for any file). Desktop data without a key, else the Web API with ZOTERO_API_KEY. PDF text: zotero_get_fulltext.",
   tier: 'write',
   writesFilesOnly: true,
   openWorld: true,
@@ -72,15 +64,12 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: lookupKey().describe("An item's key (its files) or an attachment's key."),
+      item_key: lookupKey(),
       action: z.enum(ACTIONS).optional(),
-      save_path: z.string().min(1).optional().describe('Save the file here instead of returning it.'),
-      overwrite: z
-        .boolean()
-        .optional()
-        .describe(`Let ${paramRef('save_path')} replace an existing file.`),
-      max_chars: maxCharsParam('Characters of a text file.', 50_000).meta({ default: 10_000 }),
-      offset: offsetParam("Character to start a text file at: the previous answer's end."),
+      save_path: z.string().min(1).optional(),
+      overwrite: z.boolean().optional(),
+      max_chars: z.number().int().min(100).max(50_000).optional().meta({ default: 10_000 }),
+      offset: z.number().int().min(0).optional(),
       ...libraryParams,
     })
     .strict(),

@@ -22,13 +22,8 @@ export default defineTool({
   name: 'zotero_attachment_audit',
   title: 'Audit attachment files',
   summary: 'Audit attachment files: missing here, missing in the cloud, MD5 differing; items without a PDF.',
-  description: [
-    "Check every attachment file of a library in one pass: stored files missing on this computer, missing in Zotero's",
-    "cloud (no synced hash) or whose bytes differ from Zotero's MD5, and regular items with no PDF. counts are whole;",
-    'each list holds its first limit entries (truncated: cut at about 40 KB). Linked files and links are not checked.',
-    "Reads the desktop's data without a key, else the Web API with ZOTERO_API_KEY; files are looked for in the desktop's",
-    "storage folder on this computer. For one item's files use zotero_get_attachment; to add a PDF, zotero_attach_file.",
-  ].join(' '),
+  description:
+    "Audit all attachment files: missing on this computer or in Zotero's cloud, MD5 differing, items without a PDF; counts are whole, lists cut at limit. Desktop data without a key, else the Web API with ZOTERO_API_KEY. One item: zotero_get_attachment.",
   tier: 'read',
   openWorld: true,
   since: '0.2.0',

@@ -67,15 +67,8 @@ export default defineTool({
   name: 'zotero_attach_file',
   title: 'Attach files to an item',
   summary: 'Attach stored files to an item (upload to the Zotero cloud storage); per-file results.',
-  description: [
-    'Attach files to an item as child attachments, uploaded to Zotero storage, MD5 checked: path (files where Zoteus',
-    'runs; not on a shared deployment) or content_base64 with filename. link: true with path links each file in place',
-    "(no upload; own library only). oa: true finds, checks and attaches a legal open-access PDF of the item's DOI, else",
-    "not_found with each candidate's reason. A stored-file attachment as parent_item gets one file as its new version.",
-    "Writes to the desktop's local API when a person authorised it, else to the Web API with a ZOTERO_API_KEY that can",
-    'write. A failed file is in failed (its empty item trashed); a repeat attaches again. To read files use',
-    'zotero_get_attachment.',
-  ].join(' '),
+  description:
+    "Attach files to an item: path (on the Zoteus machine) or content_base64 with filename, uploaded, MD5 checked; link: true links in place; oa: true fetches a checked open-access PDF. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write. Not idempotent. Read files: zotero_get_attachment.",
   tier: 'write',
   openWorld: true,
   needsKey: true,
@@ -97,39 +90,18 @@ export default defineTool({
   ],
   input: z
     .object({
-      parent_item: zoteroKey('parent_item').describe('Key of the item the files go under.'),
-      path: z
-        .array(z.string().min(1).max(4096))
-        .min(1)
-        .max(50)
-        .optional()
-        .describe('Files on the machine Zoteus runs on.'),
-      content_base64: z
-        .string()
-        .min(1)
-        .max(10_000_000)
-        .optional()
-        .describe(`The file's bytes, base64 (at most 7 MB decoded); needs ${paramRef('filename')}.`),
+      parent_item: zoteroKey('parent_item'),
+      path: z.array(z.string().min(1).max(4096)).min(1).max(50).optional(),
+      content_base64: z.string().min(1).max(10_000_000).optional(),
       filename: z
         .string()
         .min(1)
         .max(255)
         .optional()
         .describe(`Name of the file sent as ${paramRef('content_base64')}.`),
-      title: z
-        .string()
-        .min(1)
-        .max(500)
-        .optional()
-        .describe(`Default: the file name; with ${paramRef('oa')}, "Full Text PDF" or its version.`),
-      oa: z
-        .boolean()
-        .optional()
-        .describe("Instead of files: find, check and attach an open-access PDF of the item's DOI."),
-      link: z
-        .boolean()
-        .optional()
-        .describe(`With ${paramRef('path')}: link each file where it is (no upload; your own library only).`),
+      title: z.string().min(1).max(500).optional(),
+      oa: z.boolean().optional(),
+      link: z.boolean().optional(),
       ...libraryParams,
     })
     .strict(),

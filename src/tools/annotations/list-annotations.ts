@@ -10,20 +10,14 @@ const PAGE: PageSize = {
   rows: 'Annotations',
   default: 100,
   max: 500,
-  note: 'a page also holds at most about 40 KB',
 };
 
 export default defineTool({
   name: 'zotero_list_annotations',
-  title: 'List PDF annotations',
+  title: 'List annotations',
   summary: 'List the PDF annotations (highlights, underlines, notes, images) of an attachment or of an item.',
-  description: [
-    "List the annotations made in Zotero's reader (highlight, underline, note, image, ink, text) on one attachment, or",
-    'on every attachment of an item, in reading order: text is the marked passage, pageLabel the printed page, position',
-    "Zotero's own (pageIndex from 0, rects in PDF points). Reads the desktop's data (local API or zotero.sqlite) without",
-    'a key, else the Web API with ZOTERO_API_KEY. totalResults counts them all; nextStart continues. To highlight a',
-    "passage use zotero_create_annotation; for the document's text, zotero_get_fulltext.",
-  ].join(' '),
+  description:
+    "List an attachment's or item's PDF annotations in reading order. Desktop data without a key, else the Web API with ZOTERO_API_KEY. Create: zotero_create_annotation.",
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
@@ -37,7 +31,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: lookupKey().describe("An attachment's key, or an item's (all its attachments)."),
+      item_key: lookupKey(),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

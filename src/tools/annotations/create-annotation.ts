@@ -9,14 +9,8 @@ export default defineTool({
   name: 'zotero_create_annotation',
   title: 'Highlight a passage in a PDF',
   summary: 'Create a highlight annotation on a PDF attachment where a quoted passage is.',
-  description: [
-    "Create a highlight annotation on a PDF attachment over a quoted passage, where Zotero's reader would draw it.",
-    "Writes to the desktop through Zotero's local API when a person authorised it, else to the Web API with a",
-    'ZOTERO_API_KEY that can write; the PDF must be on this computer (one only in the cloud is not_found). quote must',
-    "match the PDF's text layer (spaces, line breaks, hyphens ignored): absent, or found more than once with no page to",
-    'pick one, is a validation_error listing the matches. A retry without idempotency_key highlights twice. To find',
-    'passages use zotero_get_fulltext; to see existing highlights, zotero_list_annotations.',
-  ].join(' '),
+  description:
+    "Highlight a quoted passage in a local PDF attachment (page picks among repeats). Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write. Find text: zotero_get_fulltext.",
   tier: 'write',
   openWorld: true,
   needsKey: true,
@@ -34,7 +28,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      attachment_key: zoteroKey('attachment_key').describe('Key of the PDF attachment.'),
+      attachment_key: zoteroKey('attachment_key'),
       quote: z.string().min(1).max(7500).describe('The passage as it reads in the PDF.'),
       comment: z.string().max(10_000).optional(),
       color: z
@@ -42,12 +36,7 @@ export default defineTool({
         .regex(/^#[0-9a-fA-F]{6}$/, 'color must be #rrggbb')
         .optional()
         .meta({ default: '#ffd400' }),
-      page: z
-        .number()
-        .int()
-        .positive()
-        .optional()
-        .describe('1-based PDF page: picks one of several matches.'),
+      page: z.number().int().positive().optional(),
       ...libraryParams,
     })
     .strict(),

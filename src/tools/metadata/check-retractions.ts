@@ -18,7 +18,6 @@ const PAGE = {
   rows: 'Items',
   default: 1000,
   max: 10_000,
-  note: 'a page ends sooner at about 40 KB',
 } as const;
 
 const SOURCES = ['crossref', 'retraction-watch', 'openalex', 'zotero'] as const;
@@ -52,15 +51,8 @@ export default defineTool({
   title: 'Check items for retractions',
   summary:
     'Check items for retractions, expressions of concern and corrections (Crossref, OpenAlex, Zotero).',
-  description: [
-    "Check items for retractions, expressions of concern and corrections: Crossref's notices (publishers' and Retraction",
-    "Watch's), OpenAlex (only with ZOTEUS_OPENALEX_API_KEY; notes says when skipped) and, read from zotero.sqlite,",
-    "Zotero's own flags. Give item_keys, collection_key (its top-level items) or all: true (paged: nextStart continues).",
-    "The DOI comes from the DOI field, Extra or a doi.org URL; items without one are in notChecked. Reads the desktop's",
-    'data without a key, else the Web API with ZOTERO_API_KEY; answers are cached a day. hits: one per notice',
-    '(retraction true only for one that withdraws the work); an unknown key or a service that failed is one entry of',
-    'failed. next is the zotero_manage_tags call that tags the retracted items.',
-  ].join(' '),
+  description:
+    "Check items' DOIs for retractions and corrections (Crossref, OpenAlex with ZOTEUS_OPENALEX_API_KEY). Desktop data without a key, else the Web API with ZOTERO_API_KEY. next: a zotero_manage_tags call.",
   tier: 'read',
   openWorld: true,
   since: '0.2.0',
@@ -75,13 +67,9 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z
-        .array(lookupKey())
-        .max(1000)
-        .optional()
-        .describe('Items to check; an unknown key is one entry of failed.'),
-      collection_key: zoteroKey('collection_key').optional().describe('Check its top-level items.'),
-      all: z.boolean().optional().describe('Check every top-level item of the library.'),
+      item_keys: z.array(lookupKey()).max(1000).optional(),
+      collection_key: zoteroKey('collection_key').optional(),
+      all: z.boolean().optional(),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

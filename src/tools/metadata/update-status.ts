@@ -4,7 +4,6 @@
  * asked to apply; the preview's plan can be applied exactly, a call later.
  */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { checkUpdateStatus } from '../../core/versions/check.js';
 import { plural } from '../../core/words.js';
@@ -48,17 +47,10 @@ const update = z.object({
 
 export default defineTool({
   name: 'zotero_update_status',
-  title: 'Update preprints to their published version',
+  title: 'Update preprint status',
   summary: 'Find the published versions of preprints and early-access articles; preview, then apply.',
-  description: [
-    'Update preprints, and journal articles with a DOI but no volume, issue or pages, to their published version',
-    '(Crossref relations, arXiv, OpenAlex with ZOTEUS_OPENALEX_API_KEY): a match needs a DOI and a title similarity of',
-    'at least 0.85; each update shows its evidence and field changes. Without apply it only previews, returning planId',
-    '(kept a day); apply: true with plan_id writes that plan exactly (an item edited since fails as a conflict), without',
-    "plan_id it looks up and writes at once. Writes go to the desktop's local API when a person authorised it, else to",
-    'the Web API with a ZOTERO_API_KEY that can write; a preview of a desktop library needs no key. To fill empty fields',
-    'only use zotero_enrich; zotero_undo reverts an apply.',
-  ].join(' '),
+  description:
+    "Update preprints to their published version. Preview, then apply with its plan_id: writes via the desktop's local API if authorised, else the Web API with a ZOTERO_API_KEY that can write. Empty fields: zotero_enrich.",
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
   openWorld: true,
@@ -80,23 +72,13 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items to check; an unknown key is one entry of failed').optional(),
-      collection_key: zoteroKey('collection_key').optional().describe('Check its top-level items.'),
-      all: z.boolean().optional().describe('Check every top-level item of the library.'),
-      apply: z
-        .boolean()
-        .optional()
-        .describe('Write the changes; without it, a preview that returns a plan id.'),
-      plan_id: z
-        .string()
-        .max(64)
-        .optional()
-        .describe(`With ${paramRef('apply')}: a preview's plan id, applied exactly (no new lookups).`),
-      tag: z.string().min(1).max(255).optional().describe('Add this tag to each item updated.'),
-      note: z
-        .boolean()
-        .optional()
-        .describe('Add a child note to each item updated: the evidence and the old values.'),
+      item_keys: itemKeys('Items').optional(),
+      collection_key: zoteroKey('collection_key').optional(),
+      all: z.boolean().optional(),
+      apply: z.boolean().optional(),
+      plan_id: z.string().max(64).optional(),
+      tag: z.string().min(1).max(255).optional(),
+      note: z.boolean().optional(),
       ...libraryParams,
     })
     .strict(),

@@ -5,7 +5,6 @@
  * be applied exactly, a call later.
  */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
 import { checkEnrich } from '../../core/enrich/fields.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -46,18 +45,11 @@ const fill = z.object({
 
 export default defineTool({
   name: 'zotero_enrich',
-  title: 'Fill empty fields from Crossref and OpenAlex',
+  title: 'Fill empty fields',
   summary:
     'Fill empty DOI, abstract, ISSN, pages and publisher fields from Crossref/OpenAlex; preview, then apply.',
-  description: [
-    'Fill the empty DOI, abstract, ISSN, pages and publisher fields of items from Crossref and, with',
-    'ZOTEUS_OPENALEX_API_KEY, OpenAlex; a field holding anything is never changed. An item without a DOI is matched by',
-    'title (similarity at least 0.85), year (+-1) and first author; evidence shows each. Without apply it only',
-    'previews, returning planId (kept a day); apply: true with plan_id writes that plan exactly (a field filled since is',
-    "left, status conflict), without plan_id it looks up and writes at once. Writes go to the desktop's local API when",
-    'a person authorised it, else to the Web API with a ZOTERO_API_KEY that can write; a preview of a desktop library',
-    'needs no key. unmatched says why. For preprints now published use zotero_update_status.',
-  ].join(' '),
+  description:
+    "Fill empty DOI, abstract, ISSN, pages, publisher from Crossref. Preview, then apply with its plan_id: writes via the desktop's local API if authorised, else the Web API with a ZOTERO_API_KEY that can write. Preprints: zotero_update_status.",
   tier: 'write',
   callTier: (input) => (input.apply === true ? 'write' : 'read'),
   openWorld: true,
@@ -79,24 +71,12 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items to enrich; an unknown key is one entry of failed').optional(),
-      collection_key: zoteroKey('collection_key').optional().describe('Enrich its top-level items.'),
-      all: z.boolean().optional().describe('Enrich every top-level item of the library.'),
-      fields: z
-        .array(z.string().min(1).max(200))
-        .min(1)
-        .max(10)
-        .optional()
-        .describe('Among DOI, abstract, ISSN, pages, publisher (comma-separated too); omitted: all.'),
-      apply: z
-        .boolean()
-        .optional()
-        .describe('Write the fills; without it, a preview that returns a plan id.'),
-      plan_id: z
-        .string()
-        .max(64)
-        .optional()
-        .describe(`With ${paramRef('apply')}: a preview's plan id, applied exactly (no new lookups).`),
+      item_keys: itemKeys('Items').optional(),
+      collection_key: zoteroKey('collection_key').optional(),
+      all: z.boolean().optional(),
+      fields: z.array(z.string().min(1).max(200)).min(1).max(10).optional(),
+      apply: z.boolean().optional(),
+      plan_id: z.string().max(64).optional(),
       ...libraryParams,
     })
     .strict(),

@@ -14,7 +14,6 @@ const PAGE = {
   rows: 'Groups',
   default: 50,
   max: 200,
-  note: 'a page ends sooner at about 40 KB',
 } as const;
 
 const member = z.object({
@@ -48,14 +47,8 @@ export default defineTool({
   title: 'Find duplicate items',
   summary:
     'Find groups of likely duplicate items: shared DOI, arXiv id or ISBN, or alike title, first creator and year.',
-  description: [
-    'Find likely duplicate items among the top-level regular items of the library (or of collection_key), grouped',
-    'within one item type: a shared DOI, arXiv id or ISBN (confidence 1), or alike titles (similarity at least 0.9)',
-    'with the same first creator and year (confidence = the similarity). Never matched: numbered parts or volumes,',
-    "different item types, items whose DOIs (or ISBNs) differ. Reads the desktop's data without a key, else the Web",
-    'API with ZOTERO_API_KEY. Groups come strongest first, paged (totalResults, nextStart); each names a suggested',
-    'master (the oldest): merge a group with zotero_merge_items (master_key, item_keys).',
-  ].join(' '),
+  description:
+    'Group likely duplicates (shared DOI, arXiv id or ISBN; or alike title, creator, year). Desktop data without a key, else the Web API with ZOTERO_API_KEY. Merge: zotero_merge_items.',
   tier: 'read',
   openWorld: false,
   since: '0.2.0',
@@ -69,7 +62,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      collection_key: zoteroKey('collection_key').optional().describe('Compare only its top-level items.'),
+      collection_key: zoteroKey('collection_key').optional(),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

@@ -3,7 +3,6 @@
  * duplicates merged into one item as Zotero merges them. Previews unless asked to apply.
  */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
 import { checkMerge } from '../../core/duplicates/check.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -15,16 +14,8 @@ export default defineTool({
   name: 'zotero_merge_items',
   title: 'Merge duplicate items',
   summary: 'Merge duplicate items into a master item, as Zotero does; preview, then apply.',
-  description: [
-    'Merge duplicate items into a master as Zotero does: the master keeps its fields (fill: true fills empty ones from',
-    'the others, in order) and gains their tags, collections, relations and children (notes, attachments,',
-    'annotations); the others go to the trash (restorable), marked as replaced by it. Regular items of one type and',
-    'library only. Without apply it only previews every change, returning planId (kept a day); apply: true with plan_id',
-    'writes that plan (anything changed since: conflict, nothing written), without plan_id merges as the items are.',
-    "Writes go to the desktop's local API when a person authorised it, else to the Web API with a ZOTERO_API_KEY that",
-    'can write; a desktop preview needs no key. Past ZOTEUS_CONFIRM_BULK_WRITES, apply needs confirm: true. Find groups',
-    'with zotero_find_duplicates; zotero_undo reverts.',
-  ].join(' '),
+  description:
+    "Merge duplicates into master_key as Zotero does; others go to the trash. Preview, then apply with its plan_id: writes via the desktop's local API if authorised, else the Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
   openWorld: false,
@@ -47,22 +38,12 @@ export default defineTool({
   ],
   input: z
     .object({
-      master_key: zoteroKey('master_key').describe('The item that stays.'),
-      item_keys: itemKeys('Items merged into the master, then trashed').max(100),
-      fill: z.boolean().optional().describe("Fill the master's empty fields from the others, in order."),
-      apply: z
-        .boolean()
-        .optional()
-        .describe('Write the merge; without it, a preview that returns a plan id.'),
-      plan_id: z
-        .string()
-        .max(64)
-        .optional()
-        .describe(`With ${paramRef('apply')}: a preview's plan id, applied exactly.`),
-      confirm: z
-        .boolean()
-        .optional()
-        .describe('Needed to apply a merge past the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).'),
+      master_key: zoteroKey('master_key'),
+      item_keys: itemKeys('Items').max(100),
+      fill: z.boolean().optional(),
+      apply: z.boolean().optional(),
+      plan_id: z.string().max(64).optional(),
+      confirm: z.boolean().optional(),
       ...libraryParams,
     })
     .strict(),

@@ -41,12 +41,8 @@ export default defineTool({
   title: 'History of writes',
   summary:
     'The recent writes of Zoteus, newest first: request id, time, tool, library, objects, whether undo can restore them.',
-  description: [
-    'List the writes Zoteus made, newest first, from its local journal (offline, no key; per caller on a shared',
-    'deployment; kept ZOTEUS_JOURNAL_DAYS days, 90): each row has the request id, time, tool, library, status',
-    '(interrupted: the process ended mid-write), object counts and undoable, with the reason when not. Filter by since',
-    'or tool; nextStart continues. To revert a write, pass its request id to zotero_undo.',
-  ].join(' '),
+  description:
+    "Zoteus's journaled writes, newest first (offline, no key): request id, tool, status, undoable or why not. Revert one with zotero_undo.",
   tier: 'read',
   openWorld: false,
   since: '0.2.0',
@@ -65,11 +61,7 @@ export default defineTool({
         .max(40)
         .optional()
         .describe('Writes from this date or time on (2026-05-01, 2026-05-01T12:00:00Z).'),
-      tool: z
-        .string()
-        .max(80)
-        .optional()
-        .describe("One tool's writes, named as a row's tool field names it."),
+      tool: z.string().max(80).optional(),
       ...pagingParams({ rows: 'Requests', default: 20, max: 50 }),
     })
     .strict(),

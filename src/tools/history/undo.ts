@@ -1,6 +1,5 @@
 /** `zotero_undo` / `zot undo REQUEST_ID`: a journaled request's objects back to their recorded state. */
 import * as z from 'zod';
-import { onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { failedList, libraryVersion } from '../shared/output.js';
@@ -12,14 +11,8 @@ export default defineTool({
   name: 'zotero_undo',
   title: 'Undo a write',
   summary: 'Undo a journaled write: its objects back to their recorded state; created items to the trash.',
-  description: [
-    `Undo one earlier write by its request id, which ${onlyOn('mcp', 'an MCP result carries in _meta "zoteus/request_id" and ')}zotero_history`,
-    'lists: every object it changed goes back as it was (fields, tags, collections, trash flag); items it created go',
-    'to the trash, collections and saved searches it created are deleted, objects it deleted are recreated (not',
-    'files). An object changed again since is left: a failed conflict, conflicts naming its fields. notUndoable lists',
-    "what cannot be restored. Writes to the desktop's local API when a person authorised it, else to the Web API with",
-    'a ZOTERO_API_KEY that can write. The undo is journaled and undoable; an unknown or expired id is not_found.',
-  ].join(' '),
+  description:
+    "Undo a write by its request id (zotero_history lists them): objects back as they were, created items trashed; objects changed since are conflicts, left alone. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write.",
   tier: 'destructive',
   openWorld: true,
   idempotent: true,

@@ -7,7 +7,7 @@ import { checkMerge } from '../../core/duplicates/check.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
-import { itemKeys, libraryParams, zoteroKey } from '../shared/params.js';
+import { libraryParams, zoteroKey } from '../shared/params.js';
 import { libraryFlags } from '../shared/text.js';
 
 export default defineTool({
@@ -15,7 +15,7 @@ export default defineTool({
   title: 'Merge duplicate items',
   summary: 'Merge duplicate items into a master item, as Zotero does; preview, then apply.',
   description:
-    "Merge duplicates into master_key as Zotero does; others go to the trash. Preview, then apply with its plan_id: writes via the desktop's local API if authorised, else the Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
+    "Merge duplicates into master_key as Zotero does; others are trashed. Preview, then apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
   openWorld: false,
@@ -39,7 +39,7 @@ export default defineTool({
   input: z
     .object({
       master_key: zoteroKey('master_key'),
-      item_keys: itemKeys('Items').max(100),
+      item_keys: z.array(zoteroKey('Each item key')).min(1).max(5000).max(100),
       fill: z.boolean().optional(),
       apply: z.boolean().optional(),
       plan_id: z.string().max(64).optional(),

@@ -9,7 +9,7 @@ import { checkEnrich } from '../../core/enrich/fields.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
-import { itemKeys, libraryParams, zoteroKey } from '../shared/params.js';
+import { libraryParams, zoteroKey } from '../shared/params.js';
 
 const evidence = z
   .object({
@@ -49,7 +49,7 @@ export default defineTool({
   summary:
     'Fill empty DOI, abstract, ISSN, pages and publisher fields from Crossref/OpenAlex; preview, then apply.',
   description:
-    "Fill empty DOI, abstract, ISSN, pages, publisher from Crossref. Preview, then apply with its plan_id: writes via the desktop's local API if authorised, else the Web API with a ZOTERO_API_KEY that can write. Preprints: zotero_update_status.",
+    "Fill empty DOI, abstract, ISSN, pages, publisher. Preview; apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Preprints: zotero_update_status.",
   tier: 'write',
   callTier: (input) => (input.apply === true ? 'write' : 'read'),
   openWorld: true,
@@ -71,7 +71,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items').optional(),
+      item_keys: z.array(zoteroKey('Each item key')).min(1).max(5000).optional(),
       collection_key: zoteroKey('collection_key').optional(),
       all: z.boolean().optional(),
       fields: z.array(z.string().min(1).max(200)).min(1).max(10).optional(),

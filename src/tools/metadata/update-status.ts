@@ -8,7 +8,7 @@ import { defineTool } from '../../core/tool.js';
 import { checkUpdateStatus } from '../../core/versions/check.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
-import { itemKeys, libraryParams, zoteroKey } from '../shared/params.js';
+import { libraryParams, zoteroKey } from '../shared/params.js';
 
 const change = z.object({ field: z.string(), from: z.string(), to: z.string() });
 
@@ -50,7 +50,7 @@ export default defineTool({
   title: 'Update preprint status',
   summary: 'Find the published versions of preprints and early-access articles; preview, then apply.',
   description:
-    "Update preprints to their published version. Preview, then apply with its plan_id: writes via the desktop's local API if authorised, else the Web API with a ZOTERO_API_KEY that can write. Empty fields: zotero_enrich.",
+    "Update preprints to their published version. Preview, then apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Empty fields: zotero_enrich.",
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
   openWorld: true,
@@ -72,7 +72,7 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items').optional(),
+      item_keys: z.array(zoteroKey('Each item key')).min(1).max(5000).optional(),
       collection_key: zoteroKey('collection_key').optional(),
       all: z.boolean().optional(),
       apply: z.boolean().optional(),

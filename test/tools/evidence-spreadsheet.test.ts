@@ -21,7 +21,7 @@ import { mcpRefRenderer } from '../../src/surfaces/mcp/refs.js';
  */
 const SEED_PROMISES = [
   'Render evidence rows as a Markdown/CSV table from passages retrieved with zotero_get_fulltext and zotero_semantic_search;',
-  'offline, no key: it does NOT search or read the library, never rewords a cell, counts coverage from the rows.',
+  'offline, no key: it does NOT search or read the library, keeps every cell as given, counts coverage from the rows.',
   'warnings: self-contradicting rows (still rendered)',
   'Use the zotero-evidence-table prompt to gather the rows first.',
 ];

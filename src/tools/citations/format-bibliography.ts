@@ -39,7 +39,7 @@ export default defineTool({
     'Format items as a bibliography or citation in a CSL style, to paste; BibTeX/RIS: zotero_export.',
     'Desktop data without a key, else Web API with ZOTERO_API_KEY. Give item_keys' +
       onlyOn('mcp', ', citations (one cluster)') +
-      ', collection_key or q. Unknown keys: failed[].',
+      ', collection_key or q. Style ids: zotero_styles. Unknown keys: failed[].',
   ].join(' '),
   tier: 'read',
   openWorld: true,

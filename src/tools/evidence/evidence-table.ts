@@ -132,7 +132,7 @@ export default defineTool({
     'Render retrieved evidence rows as a Markdown or CSV table, validating coverage from the rows and warning about contradictions while preserving quotations verbatim.',
   description: [
     'Render evidence rows as a Markdown/CSV table from passages retrieved with zotero_get_fulltext and',
-    'zotero_semantic_search; offline, no key: it does NOT search or read the library, never rewords a cell, counts',
+    'zotero_semantic_search; offline, no key: it does NOT search or read the library, keeps every cell as given, counts',
     'coverage from the rows. warnings: self-contradicting rows (still rendered), CSV cells starting =, +, -, @ (a',
     'visible apostrophe stops formulas).',
     // Prompts are an MCP feature: the CLI's help leaves the seed's pointer to one out.

@@ -50,7 +50,7 @@ export default defineTool({
   description:
     'Group duplicates (same DOI, arXiv id, ISBN or title+creator+year). Desktop data without a key, else Web API with ZOTERO_API_KEY. Merge: zotero_merge_items.',
   tier: 'read',
-  openWorld: false,
+  openWorld: true,
   since: '0.2.0',
   toolset: 'items',
   cli: [

@@ -18,7 +18,7 @@ export default defineTool({
     "Merge duplicates into master_key as Zotero does; others are trashed. Preview, then apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
-  openWorld: false,
+  openWorld: true,
   idempotent: true,
   needsKey: (input) => input.apply === true,
   since: '0.2.0',

@@ -41,7 +41,7 @@ export default defineTool({
   summary:
     'Compact digests of items for an agent: citation line, creators, year, abstract excerpt, tags, notes, full text.',
   description: [
-    'Digest items for triage (no item_keys: page the library). Whole item: zotero_get_item; whole notes:',
+    'Digest items for triage: citation, abstract, tags, notes, files (no item_keys: page the library). Whole item: zotero_get_item; whole notes:',
     'zotero_list_notes. Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',

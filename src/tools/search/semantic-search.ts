@@ -96,7 +96,7 @@ export default defineTool({
   summary:
     'Ranked hybrid search: BM25 over titles, abstracts, tags, notes, annotations (and full text), plus vectors.',
   description: [
-    "Rank items by relevance to a question, with the passage that matched. Zoteus' index,",
+    "Rank items by meaning and words for a question, with the passage that matched. Zoteus' index,",
     'refreshed from desktop data without a key, else Web API with ZOTERO_API_KEY; index "building": retry, or run',
     'zotero_index. Exact filters, sorting, paging: zotero_search_items. Read a hit: zotero_get_fulltext.',
   ].join(' '),

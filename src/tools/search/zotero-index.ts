@@ -66,7 +66,7 @@ export default defineTool({
   summary:
     'Build, update or inspect the local full-text search index of a library (used by zotero_semantic_search).',
   description: [
-    'Build, update or check the search index zotero_semantic_search uses (it self-updates; build ahead if large)',
+    'Build, update or check the search index zotero_semantic_search uses (it self-updates; build ahead if large).',
     'Reads desktop data without a key, else Web API with ZOTERO_API_KEY; writes only the index file.',
     'A build elsewhere: retryable conflict.',
   ].join(' '),

@@ -126,7 +126,7 @@ export default defineTool({
     'Add a tag to items or remove it, rename a tag across the library, or delete tags from the library.',
   description: [
     'Tag or untag items, or rename or delete tags library-wide (remove_items, delete: destructive).',
-    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
+    'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY). Near-duplicates: zotero_tag_audit.',
   ].join(' '),
   tier: 'destructive',
   openWorld: true,

@@ -36,7 +36,7 @@ export default defineTool({
   title: 'Attachment files',
   summary: 'List an item’s attachment files and where they are, or read or save one (MD5 checked).',
   description:
-    "List an item's files or read one: a PDF's text inline; any type saved to save_path. Desktop data without a key, else Web API with ZOTERO_API_KEY. PDF text: zotero_get_fulltext.",
+    "List an item's files or get one (no action: get for an attachment key, else list; get on an item takes its PDF first). Text files inline, max_chars from offset; other types as an MCP resource, or saved to save_path. Desktop data without a key, else Web API with ZOTERO_API_KEY. PDF text: zotero_get_fulltext.",
   tier: 'write',
   writesFilesOnly: true,
   openWorld: true,

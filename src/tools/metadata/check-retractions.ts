@@ -52,7 +52,7 @@ export default defineTool({
   summary:
     'Check items for retractions, expressions of concern and corrections (Crossref, OpenAlex, Zotero).',
   description:
-    "Check items' DOIs for retractions and corrections (Crossref, OpenAlex with ZOTEUS_OPENALEX_API_KEY). Desktop data without a key, else the Web API with ZOTERO_API_KEY. Give item_keys, collection_key or all. next: a ready zotero_manage_tags call.",
+    "Check items' DOIs for retractions and corrections (Crossref, OpenAlex with ZOTEUS_OPENALEX_API_KEY). Desktop data without a key, else the Web API with ZOTERO_API_KEY. Give one of item_keys, collection_key, all (start, limit page the last two). next: a ready zotero_manage_tags call.",
   tier: 'read',
   openWorld: true,
   since: '0.2.0',

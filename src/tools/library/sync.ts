@@ -33,7 +33,8 @@ export default defineTool({
     'List what changed in a library since a library version: modified items, collections and searches, and deletions.',
   description: [
     'List changes since a library version, deletions too. Web API only (ZOTERO_API_KEY); no key:',
-    'zotero_search_items `since`. since: the libraryVersion of the last answer (0: all).',
+    'zotero_search_items `since`. since: the libraryVersion of the last answer (0: all). A libraryVersion',
+    'that differs between pages: the library changed, page again from start 0.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -15,7 +15,7 @@ export default defineTool({
   title: 'Merge duplicate items',
   summary: 'Merge duplicate items into a master item, as Zotero does; preview, then apply.',
   description:
-    "Merge duplicates into master_key as Zotero does; others are trashed. Preview, then apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
+    "Merge duplicates into master_key as Zotero does; item_keys, the others (not master_key), are trashed. fill: the master's empty fields take their first values; confirm: above ZOTEUS_CONFIRM_BULK_WRITES items. Preview, then apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
   tier: 'destructive',
   callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
   openWorld: true,

@@ -10,7 +10,7 @@ export default defineTool({
   title: 'Highlight a passage in a PDF',
   summary: 'Create a highlight annotation on a PDF attachment where a quoted passage is.',
   description:
-    "Highlight a quoted passage in a local PDF (page picks a repeat). Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write. Find text: zotero_get_fulltext.",
+    "Highlight a quoted passage (on one page) of a PDF attachment on this computer; one only in Zotero's cloud fails. page: 1-based, picks among repeats. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write. Find text: zotero_get_fulltext.",
   tier: 'write',
   openWorld: true,
   needsKey: true,

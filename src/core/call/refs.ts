@@ -8,7 +8,7 @@
  *   name), the arguments are its input names with example values;
  * - `paramRef('confirm', 'true')`: `--confirm` on the CLI, `confirm: true` on MCP;
  * - `onlyOn('cli', '…')`: words that apply to one surface (a CLI built-in such as
- *   `zot config init`), left out on the other.
+ *   `zot config init`), left out on the other; they may hold references themselves.
  */
 import { ZoteusError } from '../errors.js';
 
@@ -47,7 +47,10 @@ export function onlyOn(surface: 'cli' | 'mcp', text: string): string {
 export function renderRefs(text: string, render: RefRenderer): string {
   if (!text.includes('{{')) return text;
   return text.replace(REF, (_all, kind: string, body: string) => {
-    if (kind === 'cli' || kind === 'mcp') return kind === render.surface ? decodeURIComponent(body) : '';
+    // A surface's own words may hold references of their own (a flag in a CLI-only text).
+    if (kind === 'cli' || kind === 'mcp') {
+      return kind === render.surface ? renderRefs(decodeURIComponent(body), render) : '';
+    }
     if (kind === 'param') {
       const at = body.indexOf('=');
       return at < 0

@@ -14,7 +14,7 @@ import { defineTool } from '../../core/tool.js';
 import { ITEM_SORT_FIELDS as SORT_FIELDS } from '../../core/library/port.js';
 import { asListedJson, listedItem } from './shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
 
@@ -125,19 +125,101 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z.string().max(500).optional(),
-      qmode: z.enum(['titleCreatorYear', 'everything']).optional().meta({ default: 'titleCreatorYear' }),
+      q: z
+        .string()
+        .max(500)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Words that must all match (case- and accent-insensitive; punctuation separates words). Omit to list items.',
+          ),
+        ),
+      qmode: z
+        .enum(['titleCreatorYear', 'everything'])
+        .optional()
+        .meta({ default: 'titleCreatorYear' })
+        .describe(
+          onlyOn(
+            'cli',
+            '"titleCreatorYear" (default): title, creators and year. "everything": also every other field, tags, notes and indexed full text.',
+          ),
+        ),
       item_type: filterExpr(`As ${paramRef('tag')}.`),
-      tag: filterExpr('a || b; -a: not; list: all.'),
-      collection_key: zoteroKey('collection_key').optional(),
-      include_children: z.boolean().optional(),
-      since: z.number().int().min(0).optional().describe('Library version.'),
-      include_trashed: z.boolean().optional(),
-      sort: z.enum(SORT_FIELDS).optional().meta({ default: 'dateModified' }),
-      direction: z.enum(['asc', 'desc']).optional(),
+      tag: filterExpr(
+        'a || b; -a: not; list: all.' +
+          onlyOn(
+            'cli',
+            ' Exact, case-sensitive tag names: "a || b" matches either, a leading "-" excludes, and several given must all hold ("sea level", "ocean || climate", "-to-read"). The same expressions filter item types ("book || journalArticle", "-attachment").',
+          ),
+      ),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Only items directly in this collection (its key, as the collection listing gives it).',
+          ),
+        ),
+      include_children: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Also list child notes, attachments and annotations as items of their own, each matched on its own (default false: top-level items only, and a match in a child or its full text counts for its parent).',
+          ),
+        ),
+      since: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          'Library version.' + onlyOn('cli', ' Only items changed after it (for syncing; not a date).'),
+        ),
+      include_trashed: z
+        .boolean()
+        .optional()
+        .describe(onlyOn('cli', 'Include items in the trash (default false).')),
+      sort: z
+        .enum(SORT_FIELDS)
+        .optional()
+        .meta({ default: 'dateModified' })
+        .describe(
+          onlyOn(
+            'cli',
+            `Sort field (default dateModified; with ${paramRef('added_within_days')} only dateAdded).`,
+          ),
+        ),
+      direction: z
+        .enum(['asc', 'desc'])
+        .optional()
+        .describe(onlyOn('cli', 'Sort direction (default desc for dates, asc for the others).')),
       ...pagingParams({ rows: 'Items', default: 25, max: 100 }),
-      added_within_days: z.number().int().min(1).max(36500).optional(),
-      fields: z.array(z.string().min(1).max(500)).min(1).max(50).optional(),
+      added_within_days: z
+        .number()
+        .int()
+        .min(1)
+        .max(36500)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `Only items added in the last N days, newest first (${paramRef('direction', 'asc')}: oldest first). Not a Web API parameter: Zoteus reads the newest items until it passes the cut-off (at most 10,000).`,
+          ),
+        ),
+      fields: z
+        .array(z.string().min(1).max(500))
+        .min(1)
+        .max(50)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'The fields each item keeps, e.g. key, title, creators, year (an entry may hold several, comma-separated): Zotero field names as its schema spells them, plus version, library, creatorSummary, parsedDate, numChildren and year. The key is always kept. Default: every field that is not empty.',
+          ),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { fitRows } from '../../core/items/read/bounds.js';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, maxCharsParam, offsetParam } from '../shared/params.js';
@@ -42,13 +42,65 @@ export default defineTool({
   cli: [{ path: ['pdf'], args: ['item_key'] }],
   input: z
     .object({
-      item_key: z.string().min(1).max(64),
-      q: z.string().max(500).optional(),
-      page_range: z.string().max(20).optional().describe('"3-5": PDF pages, not printed labels.'),
-      outline: z.boolean().optional(),
-      max_chars: maxCharsParam('', 200_000).meta({ default: 10_000, description: undefined }),
-      offset: offsetParam('').meta({ description: undefined }),
-      limit: z.number().int().min(1).max(25).optional().meta({ default: 5 }),
+      item_key: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe(
+          onlyOn(
+            'cli',
+            'An item’s key (its best attachment is read) or an attachment’s key, e.g. "ABCD2345".',
+          ),
+        ),
+      q: z
+        .string()
+        .max(500)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `Words to find: returns the best-matching passages (not with ${paramRef('page_range')} or ${paramRef('outline')}).`,
+          ),
+        ),
+      page_range: z
+        .string()
+        .max(20)
+        .optional()
+        .describe(
+          onlyOn('mcp', '"3-5": PDF pages, not printed labels.') +
+            onlyOn(
+              'cli',
+              'Pages to return: "7" or "3-5" (1-based, as the PDF counts them, not printed page labels).',
+            ),
+        ),
+      outline: z
+        .boolean()
+        .optional()
+        .describe(onlyOn('cli', 'Return the PDF’s table of contents (title, page, level).')),
+      max_chars: maxCharsParam('', 200_000)
+        .meta({ default: 10_000, description: undefined })
+        .describe(
+          onlyOn(
+            'cli',
+            `At most this many characters of text in the answer (default 10000). An answer holds at most about 40 KB of text whatever ${paramRef('max_chars')}: read on with ${paramRef('offset')}.`,
+          ),
+        ),
+      offset: offsetParam('')
+        .meta({ description: undefined })
+        .describe(
+          onlyOn(
+            'cli',
+            `Without ${paramRef('q')}, ${paramRef('page_range')} or ${paramRef('outline')}: start reading at this character offset (the previous answer’s end).`,
+          ),
+        ),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(25)
+        .optional()
+        .meta({ default: 5 })
+        .describe(onlyOn('cli', `With ${paramRef('q')}: at most this many passages (default 5).`)),
       ...libraryParams,
     })
     .strict(),

@@ -7,6 +7,7 @@ import { defineTool } from '../../core/tool.js';
 import { asItemJson, webApiItem } from './shared.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, lookupKey, maxCharsParam, offsetParam } from '../shared/params.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 
 const child = z.object({
   key: z.string(),
@@ -94,10 +95,35 @@ export default defineTool({
     .object({
       // agent-interface.md (`zot read NOPE` exits 4): a key that names nothing is not_found,
       // a string that is not of Zotero's key form included.
-      item_key: lookupKey().describe('e.g. "ABCD2345"'),
-      max_chars: maxCharsParam('Per text field.').meta({ default: 10_000 }),
-      offset: offsetParam('A truncatedFields end.'),
-      children_start: z.number().int().min(0).optional(),
+      item_key: lookupKey().describe(
+        onlyOn('cli', 'The item’s key: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, ') +
+          'e.g. "ABCD2345"',
+      ),
+      max_chars: maxCharsParam(
+        onlyOn('mcp', 'Per text field.') +
+          onlyOn(
+            'cli',
+            'At most this many characters of each text field of the item (default 10,000; fewer when the item would not fit in the answer’s size bound, about 40 KB).',
+          ),
+      ).meta({ default: 10_000 }),
+      offset: offsetParam(
+        onlyOn('mcp', 'A truncatedFields end.') +
+          onlyOn(
+            'cli',
+            `Start the fields longer than ${paramRef('max_chars')} at this character (the end a previous answer gave in truncatedFields); shorter fields are always whole.`,
+          ),
+      ),
+      children_start: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Zero-based offset into the children (default 0): the nextChildrenStart of a previous answer.',
+          ),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -9,6 +9,7 @@ import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
 import { libraryFlags } from '../shared/text.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 
 export default defineTool({
   name: 'zotero_merge_items',
@@ -38,12 +39,52 @@ export default defineTool({
   ],
   input: z
     .object({
-      master_key: zoteroKey('master_key'),
-      item_keys: z.array(zoteroKey('Each item key')).min(1).max(5000).max(100),
-      fill: z.boolean().optional(),
-      apply: z.boolean().optional(),
-      plan_id: z.string().max(64).optional(),
-      confirm: z.boolean().optional(),
+      master_key: zoteroKey('master_key').describe(
+        onlyOn('cli', 'The item that stays: it keeps its fields and takes the others’.'),
+      ),
+      item_keys: z
+        .array(zoteroKey('Each item key'))
+        .min(1)
+        .max(5000)
+        .max(100)
+        .describe(
+          onlyOn(
+            'cli',
+            'The items merged into the master, which go to the trash (8-character Zotero keys, e.g. "ABCD2345").',
+          ),
+        ),
+      fill: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Fill the master’s empty fields from the others (default false: the master’s fields only).',
+          ),
+        ),
+      apply: z
+        .boolean()
+        .optional()
+        .describe(onlyOn('cli', 'Write the merge (default false: preview only, which returns a plan id).')),
+      plan_id: z
+        .string()
+        .max(64)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `With ${paramRef('apply')}: the plan id a preview returned, applied exactly; an item changed since is a conflict.`,
+          ),
+        ),
+      confirm: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Required when applying a merge that trashes more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
+          ),
+        ),
       ...libraryParams,
     })
     .strict(),

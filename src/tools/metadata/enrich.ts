@@ -49,7 +49,7 @@ export default defineTool({
   summary:
     'Fill empty DOI, abstract, ISSN, pages and publisher fields from Crossref/OpenAlex; preview, then apply.',
   description:
-    "Fill empty DOI, abstract, ISSN, pages, publisher. Preview; apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Preprints: zotero_update_status.",
+    "Fill empty DOI, abstract, ISSN, pages, publisher (fields: some; omitted: all) of one of item_keys, collection_key, all. Preview; apply its plan_id alone: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Preprints: zotero_update_status.",
   tier: 'write',
   callTier: (input) => (input.apply === true ? 'write' : 'read'),
   openWorld: true,

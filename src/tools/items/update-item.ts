@@ -11,7 +11,7 @@ export default defineTool({
   title: 'Update an item',
   summary: 'Change fields of one item (title, date, any Zotero field), safely against concurrent edits.',
   description: [
-    'Change fields of one item. Tags, collections, trash: zotero_manage_tags, zotero_manage_collections,',
+    "Change fields of one item; base names map to its type's (title: a case's caseName); a field changed meanwhile by another: conflict, unwritten. Tags, collections, trash: zotero_manage_tags, zotero_manage_collections,",
     'zotero_trash_items. Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',

@@ -23,7 +23,7 @@ export default defineTool({
   title: 'Audit attachment files',
   summary: 'Audit attachment files: missing here, missing in the cloud, MD5 differing; items without a PDF.',
   description:
-    "Audit all attachment files: missing on this computer or in Zotero's cloud, MD5 differing, items without a PDF; counts are whole, lists cut at limit. Desktop data without a key, else the Web API with ZOTERO_API_KEY. One item: zotero_get_attachment.",
+    "Audit all attachment files: missing on this computer or in Zotero's cloud, MD5 differing, items without a PDF; counts are whole, lists cut at limit (no paging: raise limit). Desktop data without a key, else the Web API with ZOTERO_API_KEY. One item: zotero_get_attachment.",
   tier: 'read',
   openWorld: true,
   since: '0.2.0',

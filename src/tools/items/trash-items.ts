@@ -12,7 +12,7 @@ export default defineTool({
   title: 'Trash items',
   summary: 'Move items to the trash, or restore them from it: the reversible way to remove items.',
   description: [
-    'Move items to or from the trash (action); zotero_delete_items is permanent.',
+    'Move items to or from the trash (action); ones already there: unchanged, nothing sent. zotero_delete_items is permanent.',
     'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',

@@ -43,7 +43,7 @@ export default defineTool({
   summary:
     'Delete items permanently, with their child notes and attachments (needs ZOTEUS_ALLOW_DELETE=true).',
   description: [
-    'Permanently delete items and their children; prefer zotero_trash_items (reversible).',
+    'Permanently delete items and their children; prefer zotero_trash_items (reversible). zotero_undo restores the items, not their children or files.',
     'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'destructive',

@@ -9,7 +9,7 @@ export default defineTool({
   title: 'Add a note',
   summary: 'Add a child note to an item, from plain text (escaped) or HTML.',
   description: [
-    'Add a child note from plain text (escaped) or HTML. Standalone notes: zotero_create_items; existing:',
+    'Add a child note from plain text (escaped) or HTML, not both; its first line is its title. Standalone notes: zotero_create_items; existing:',
     'zotero_list_notes. Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',

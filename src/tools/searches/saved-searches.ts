@@ -134,7 +134,7 @@ export default defineTool({
   title: 'Saved searches',
   summary: 'List saved searches with their conditions, show one, or run one (through the desktop app).',
   description: [
-    "List, show or run a library's saved searches. Reads desktop data without a key, else Web API with",
+    "List, show or run a library's saved searches (show: its conditions, run: its items, both by search_key). Reads desktop data without a key, else Web API with",
     'ZOTERO_API_KEY; run needs the running desktop app. Create or delete: zotero_manage_saved_searches.',
   ].join(' '),
   tier: 'read',

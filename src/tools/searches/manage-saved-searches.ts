@@ -117,7 +117,7 @@ export default defineTool({
   title: 'Manage saved searches',
   summary: 'Create a saved search from conditions, or delete one.',
   description: [
-    'Create or delete a saved search (its items stay; undo restores it). Writes via the desktop if authorised, else',
+    'Create (name, conditions; all must match) or delete (search_key) a saved search (its items stay; undo restores it). Writes via the desktop if authorised, else',
     'Web API with a write ZOTERO_API_KEY. List or run: zotero_saved_searches.',
   ].join(' '),
   tier: 'destructive',

@@ -42,7 +42,7 @@ export default defineTool({
   summary:
     'The recent writes of Zoteus, newest first: request id, time, tool, library, objects, whether undo can restore them.',
   description:
-    "Zoteus's journaled writes, newest first (offline, no key): request id, tool, status, undoable or why not. Revert one with zotero_undo.",
+    "Zoteus's journaled writes, newest first (offline, no key): request id, tool, status, undoable or why not; tool: an exact tool name; kept 90 days (ZOTEUS_JOURNAL_DAYS). Revert one with zotero_undo.",
   tier: 'read',
   openWorld: false,
   since: '0.2.0',

@@ -14,7 +14,7 @@ export default defineTool({
   description: [
     "Count a library's items by type, trash, collections and tags; libraryVersion is zotero_sync's since.",
     'Size a library before paging zotero_search_items. Desktop answers without a key (local API, else zotero.sqlite),',
-    'else the Web API with ZOTERO_API_KEY (one small request per item type present). A group: library_id from zotero_groups.',
+    'else the Web API with ZOTERO_API_KEY (one small request per item type present). A group: library_id from zotero_groups; none: ZOTERO_LIBRARY_ID, else your own.',
   ].join(' '),
   tier: 'read',
   openWorld: true,

@@ -47,7 +47,7 @@ export default defineTool({
   description: [
     'List Zotero item types with their fields and creator types (the primary one first), and the base field a',
     'type-specific one maps onto (bookTitle -> publicationTitle). Check it before zotero_create_items or zotero_update_item.',
-    "All types take about 26 KB: pass item_type for one. From the Web API's /schema, no key needed (checked daily);",
+    "All types take about 26 KB: pass item_type for one (exact; unknown: not_found, with the list). From the Web API's /schema, no key needed (checked daily);",
     'offline, the cached or bundled copy: source says which.',
   ].join(' '),
   tier: 'read',

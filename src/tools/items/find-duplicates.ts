@@ -48,7 +48,7 @@ export default defineTool({
   summary:
     'Find groups of likely duplicate items: shared DOI, arXiv id or ISBN, or alike title, first creator and year.',
   description:
-    'Group duplicates (same DOI, arXiv id, ISBN or title+creator+year). Desktop data without a key, else Web API with ZOTERO_API_KEY. Merge: zotero_merge_items.',
+    "Group duplicates (same DOI, arXiv id, ISBN or title+creator+year) among collection_key's items if given, else the library's. Desktop data without a key, else Web API with ZOTERO_API_KEY. Merge: zotero_merge_items.",
   tier: 'read',
   openWorld: true,
   since: '0.2.0',

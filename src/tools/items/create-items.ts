@@ -19,7 +19,7 @@ export default defineTool({
   description: [
     'Create items from Zotero item JSON: {itemType, title, creators: [{creatorType, lastName}], tags: [{tag}],',
     'collections: [key]}; a note: {itemType: note, note: html}. By DOI, ISBN, URL, BibTeX: zotero_import; one note:',
-    'zotero_create_note. One invalid item refuses the batch.',
+    'zotero_create_note. A child: parentItem. Fields: zotero_schema. One invalid item refuses the batch.',
     'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',

@@ -27,7 +27,7 @@ export default defineTool({
   description: [
     'Add items by DOI, arXiv id, ISBN, URL (metadata looked up) or BibTeX/RIS/CSL-JSON text; exactly one of',
     `${onlyOn('mcp', 'doi, arxiv, isbn, url, identifiers, records')}${onlyOn('cli', '--doi, --arxiv, --isbn, --url, --from-file')}. Duplicates are skipped.`,
-    'Item JSON: zotero_create_items.',
+    'A duplicate has the same DOI, arXiv id, ISBN or URL, not in the trash (allow_duplicates adds it). Item JSON: zotero_create_items.',
     'Desktop local API if authorised, else Web API (write ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'write',

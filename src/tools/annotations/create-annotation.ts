@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 const RECT = z.array(z.number()).length(4);
 
@@ -28,15 +29,39 @@ export default defineTool({
   ],
   input: z
     .object({
-      attachment_key: zoteroKey('attachment_key'),
-      quote: z.string().min(1).max(7500).describe('The passage as it reads in the PDF.'),
-      comment: z.string().max(10_000).optional(),
+      attachment_key: zoteroKey('attachment_key').describe(
+        onlyOn('cli', 'Key of the PDF attachment, e.g. "ABCD2345".'),
+      ),
+      quote: z
+        .string()
+        .min(1)
+        .max(7500)
+        .describe(
+          onlyOn('mcp', 'The passage as it reads in the PDF.') +
+            onlyOn('cli', 'The passage to highlight, as it reads in the PDF.'),
+        ),
+      comment: z
+        .string()
+        .max(10_000)
+        .optional()
+        .describe(onlyOn('cli', 'A comment stored with the highlight.')),
       color: z
         .string()
         .regex(/^#[0-9a-fA-F]{6}$/, 'color must be #rrggbb')
         .optional()
-        .meta({ default: '#ffd400' }),
-      page: z.number().int().positive().optional(),
+        .meta({ default: '#ffd400' })
+        .describe(onlyOn('cli', 'Highlight colour, #rrggbb (default #ffd400).')),
+      page: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'The 1-based page of the PDF whose occurrence to highlight, when the quote occurs more than once.',
+          ),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -5,6 +5,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, nextStartField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, lookupKey, pagingParams, type PageSize } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 const PAGE: PageSize = {
   rows: 'Annotations',
@@ -31,7 +32,12 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: lookupKey(),
+      item_key: lookupKey().describe(
+        onlyOn(
+          'cli',
+          'Key of the attachment, or of the item whose attachments’ annotations to list, e.g. "ABCD2345".',
+        ),
+      ),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

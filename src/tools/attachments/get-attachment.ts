@@ -11,6 +11,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields } from '../shared/output.js';
 import { PROVENANCE, libraryParams, lookupKey } from '../shared/params.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 
 const ACTIONS = ['list', 'get'] as const;
 
@@ -64,12 +65,40 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: lookupKey(),
+      item_key: lookupKey().describe(
+        onlyOn('cli', 'An item’s key (its attachments) or an attachment’s key, e.g. "ABCD2345".'),
+      ),
       action: z.enum(ACTIONS).optional(),
-      save_path: z.string().min(1).optional(),
-      overwrite: z.boolean().optional(),
-      max_chars: z.number().int().min(100).max(50_000).optional().meta({ default: 10_000 }),
-      offset: z.number().int().min(0).optional(),
+      save_path: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            "get: save the file here (confined to the caller's own folder on a shared deployment).",
+          ),
+        ),
+      overwrite: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('cli', `Allow ${paramRef('save_path')} to replace an existing file (default false).`),
+        ),
+      max_chars: z
+        .number()
+        .int()
+        .min(100)
+        .max(50_000)
+        .optional()
+        .meta({ default: 10_000 })
+        .describe(onlyOn('cli', 'get, a text file: at most this many characters (default 10,000).')),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(onlyOn('cli', 'get, a text file: start at this character (the end of a previous answer).')),
       ...libraryParams,
     })
     .strict(),

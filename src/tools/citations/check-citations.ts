@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import { checkCitations, checkCitationsInput } from '../../core/citations/check.js';
 import { ZoteusError } from '../../core/errors.js';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { defineTool, type Deps } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { fileExists, resolveSavePath } from '../../render/save.js';
@@ -83,10 +83,37 @@ export default defineTool({
         .max(100)
         .optional()
         .describe(`Known by extension, else set ${paramRef('kind')}.`),
-      text: z.string().optional(),
-      kind: z.enum(KINDS).optional(),
-      write_bib: z.string().min(1).max(1024).optional(),
-      overwrite: z.boolean().optional().meta({ default: false }),
+      text: z
+        .string()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `A manuscript’s own text, instead of or besides the files (needs ${paramRef('kind')}).`,
+          ),
+        ),
+      kind: z
+        .enum(KINDS)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `How to read ${paramRef('text')}, and any file whose extension is none of those known: tex, aux, markdown or bib.`,
+          ),
+        ),
+      write_bib: z
+        .string()
+        .min(1)
+        .max(1024)
+        .optional()
+        .describe(onlyOn('cli', 'Also write a BibTeX file of the cited items found to this path.')),
+      overwrite: z
+        .boolean()
+        .optional()
+        .meta({ default: false })
+        .describe(
+          onlyOn('cli', `Allow ${paramRef('write_bib')} to replace an existing file (default false).`),
+        ),
       ...libraryParams,
     })
     .strict(),

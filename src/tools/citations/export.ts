@@ -4,7 +4,7 @@
  * local file, hence tier `write` with `WRITES FILES` (available in read-only mode).
  */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -45,14 +45,58 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z.array(z.string().max(64)).max(5000).optional(),
-      collection_key: zoteroKey('collection_key').optional(),
-      all: z.boolean().optional(),
-      format: z.enum(FORMATS).optional().meta({ default: 'bibtex' }),
-      charset: z.enum(['utf8', 'ascii']).optional(),
-      save_path: z.string().min(1).optional(),
-      overwrite: z.boolean().optional().meta({ default: false }),
-      engine: z.enum(ENGINES).optional().meta({ default: 'local' }),
+      item_keys: z
+        .array(z.string().max(64))
+        .max(5000)
+        .optional()
+        .describe(
+          onlyOn('cli', 'Items to export, by key (a key that names no item is one entry of failed).'),
+        ),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Export the top-level items of this collection.')),
+      all: z.boolean().optional().describe(onlyOn('cli', 'Export every top-level item of the library.')),
+      format: z
+        .enum(FORMATS)
+        .optional()
+        .meta({ default: 'bibtex' })
+        .describe(onlyOn('cli', 'bibtex (default), biblatex, ris or csljson.')),
+      charset: z
+        .enum(['utf8', 'ascii'])
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'BibTeX and BibLaTeX: ascii writes non-ASCII as LaTeX commands (bibtex’s default), utf8 keeps it (biblatex’s).',
+          ),
+        ),
+      save_path: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            "Write the export to this file instead of returning it (confined to the caller's own folder on a shared deployment).",
+          ),
+        ),
+      overwrite: z
+        .boolean()
+        .optional()
+        .meta({ default: false })
+        .describe(
+          onlyOn('cli', `Allow ${paramRef('save_path')} to replace an existing file (default false).`),
+        ),
+      engine: z
+        .enum(ENGINES)
+        .optional()
+        .meta({ default: 'local' })
+        .describe(
+          onlyOn(
+            'cli',
+            'local (default): Zoteus’ writers, offline, every backend; zotero: Zotero’s own translators (Web API or local API).',
+          ),
+        ),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

@@ -9,7 +9,7 @@ import {
   CITE_MAX_ITEMS,
   LOCATOR_LABELS,
 } from '../../core/citations/constants.js';
-import { onlyOn } from '../../core/call/refs.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -58,7 +58,13 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z.array(z.string().max(64)).max(CITE_MAX_ITEMS).optional(),
+      item_keys: z
+        .array(z.string().max(64))
+        .max(CITE_MAX_ITEMS)
+        .optional()
+        .describe(
+          onlyOn('cli', 'Items to format, by key (a key that names no item is one entry of failed).'),
+        ),
       citations: z
         .array(
           z
@@ -74,14 +80,58 @@ export default defineTool({
         )
         .max(CITE_MAX_ITEMS)
         .optional(),
-      collection_key: zoteroKey('collection_key').optional(),
-      q: z.string().max(500).optional(),
-      mode: z.enum(['bibliography', 'citation']).optional(),
-      style: z.string().max(1000).optional().describe('apa, ieee... or a .csl path.'),
-      locale: z.string().max(35).optional(),
-      format: z.enum(CITATION_FORMATS).optional().meta({ default: 'text' }),
-      locators: z.array(z.string().max(100)).optional().describe('Per item key.'),
-      engine: z.enum(ENGINES).optional().meta({ default: 'local' }),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Format the items of this collection (bibliography only).')),
+      q: z
+        .string()
+        .max(500)
+        .optional()
+        .describe(onlyOn('cli', 'Format the items a search finds (bibliography only).')),
+      mode: z
+        .enum(['bibliography', 'citation'])
+        .optional()
+        .describe(
+          onlyOn('cli', '"bibliography" (default; "citation" when citations are given) or "citation".'),
+        ),
+      style: z
+        .string()
+        .max(1000)
+        .optional()
+        .describe(
+          onlyOn('mcp', 'apa, ieee... or a .csl path.') +
+            onlyOn('cli', 'A CSL style id (apa, ieee, …) or a .csl path (default apa).'),
+        ),
+      locale: z
+        .string()
+        .max(35)
+        .optional()
+        .describe(onlyOn('cli', 'A locale tag, e.g. en-US or de-DE (default the style’s).')),
+      format: z
+        .enum(CITATION_FORMATS)
+        .optional()
+        .meta({ default: 'text' })
+        .describe(onlyOn('cli', 'text (default), html or markdown.')),
+      locators: z
+        .array(z.string().max(100))
+        .optional()
+        .describe(
+          onlyOn('mcp', 'Per item key.') +
+            onlyOn(
+              'cli',
+              `${paramRef('mode', 'citation')}: one locator per item key, in order ("12", "page 12-14", "chapter 3").`,
+            ),
+        ),
+      engine: z
+        .enum(ENGINES)
+        .optional()
+        .meta({ default: 'local' })
+        .describe(
+          onlyOn(
+            'cli',
+            'local (default): citeproc-js in Zoteus, offline, every backend; zotero: Zotero’s own renderer (Web API or local API).',
+          ),
+        ),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { pagingParams } from '../shared/params.js';
 import { continuation, counted } from '../shared/text.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 const PAGE = { rows: 'Styles', default: 100, max: 250 } as const;
 
@@ -41,7 +42,16 @@ export default defineTool({
   cli: [{ path: ['styles'], summary: 'List the citation styles available offline (--q TEXT finds one).' }],
   input: z
     .object({
-      q: z.string().max(255).optional(),
+      q: z
+        .string()
+        .max(255)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Only styles whose id or title contains every word of this text (case- and accent-insensitive).',
+          ),
+        ),
       ...pagingParams(PAGE),
     })
     .strict(),

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { entriesOf, RECORD_FORMATS } from '../../core/items/records.js';
 import { mergeImport, retryImportInput } from '../../core/items/retry.js';
-import { onlyOn } from '../../core/call/refs.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
@@ -50,19 +50,82 @@ export default defineTool({
   ],
   input: z
     .object({
-      doi: z.string().min(1).optional().describe('e.g. "10.1038/nature12373"'),
-      arxiv: z.string().min(1).optional(),
+      doi: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          onlyOn('cli', 'One DOI, ') +
+            'e.g. "10.1038/nature12373"' +
+            onlyOn('cli', ' (doi: and https://doi.org/ forms accepted).'),
+        ),
+      arxiv: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          onlyOn('cli', 'One arXiv id, e.g. "2101.00001" or "hep-th/9901001" (a version like v2 is kept).'),
+        ),
       identifiers: z.array(z.string().min(1)).min(1).max(10_000).optional(),
-      isbn: z.array(z.string().min(1).max(100)).min(1).max(10_000).optional(),
-      url: z.array(z.string().min(1).max(8192)).min(1).max(10_000).optional(),
-      records: z.string().min(1).optional(),
+      isbn: z
+        .array(z.string().min(1).max(100))
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'ISBNs of books, e.g. "978-0-306-40615-7" or "0306406152" (hyphens and spaces allowed); one with a wrong check digit fails on its own.',
+          ),
+        ),
+      url: z
+        .array(z.string().min(1).max(8192))
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Web page URLs (http or https) whose embedded citation metadata is read; a doi.org or arxiv.org URL is taken as that identifier.',
+          ),
+        ),
+      records: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Text of a file to import: one DOI, arXiv id, ISBN or URL per line (# comments allowed), or BibTeX, RIS or CSL-JSON.',
+          ),
+        ),
       format: z
         .enum(['auto', ...RECORD_FORMATS])
         .optional()
-        .meta({ default: 'auto' }),
-      collection_key: zoteroKey('collection_key').optional(),
-      tags: z.array(z.string().min(1).max(255)).max(50).optional(),
-      allow_duplicates: z.boolean().optional(),
+        .meta({ default: 'auto' })
+        .describe(
+          onlyOn(
+            'cli',
+            `How to read ${paramRef('records')} (default auto: JSON is CSL-JSON, "TY  -" lines RIS, @entries BibTeX, else identifiers).`,
+          ),
+        ),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Key of a collection to put every new item in.')),
+      tags: z
+        .array(z.string().min(1).max(255))
+        .max(50)
+        .optional()
+        .describe(onlyOn('cli', 'Tags to add to every new item.')),
+      allow_duplicates: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Add entries even when an item with the same DOI, arXiv id, ISBN or URL is already in the library (default false).',
+          ),
+        ),
       ...libraryParams,
     })
     .strict()

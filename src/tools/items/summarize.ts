@@ -12,6 +12,7 @@ import { digestSchema } from './shared.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams, zoteroKey } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 
 function summary(
   out: {
@@ -68,9 +69,27 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z.array(z.string().min(1).max(64)).min(1).max(100).optional().describe('e.g. "ABCD2345"'),
+      item_keys: z
+        .array(z.string().min(1).max(64))
+        .min(1)
+        .max(100)
+        .optional()
+        .describe(
+          onlyOn('mcp', 'e.g. "ABCD2345"') +
+            onlyOn(
+              'cli',
+              'Keys of the items to digest (8 characters each, e.g. "ABCD2345"). Omit to digest the library.',
+            ),
+        ),
       all: z.boolean().optional(),
-      collection_key: zoteroKey('collection_key').optional(),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `Without ${paramRef('item_keys')}: only the top-level items directly in this collection.`,
+          ),
+        ),
       ...pagingParams({ rows: 'Digests', default: 25, max: 100_000 }),
       ...libraryParams,
     })

@@ -4,6 +4,7 @@ import { fitRows, nextStartOf } from '../../core/items/read/bounds.js';
 import { defineTool } from '../../core/tool.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams, type PageSize } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 const PAGE: PageSize = { rows: 'Changes', default: 100, max: 500 };
 
@@ -45,7 +46,17 @@ export default defineTool({
   cli: [{ path: ['sync'] }],
   input: z
     .object({
-      since: z.number().int().min(0).describe('Last libraryVersion; 0: all.'),
+      since: z
+        .number()
+        .int()
+        .min(0)
+        .describe(
+          onlyOn('mcp', 'Last libraryVersion; 0: all.') +
+            onlyOn(
+              'cli',
+              'The library version to list changes after: the libraryVersion of an earlier answer (or of the library statistics); 0 for everything.',
+            ),
+        ),
       ...libraryParams,
       ...pagingParams(PAGE),
     })

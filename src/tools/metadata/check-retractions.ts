@@ -5,7 +5,7 @@
  * Reads only; `next` holds the tag command for the retracted items.
  */
 import * as z from 'zod';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -67,9 +67,15 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z.array(lookupKey()).max(1000).optional(),
-      collection_key: zoteroKey('collection_key').optional(),
-      all: z.boolean().optional(),
+      item_keys: z
+        .array(lookupKey())
+        .max(1000)
+        .optional()
+        .describe(onlyOn('cli', 'Items to check, by key (a key that names no item is one entry of failed).')),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Check the top-level items of this collection.')),
+      all: z.boolean().optional().describe(onlyOn('cli', 'Check the top-level items of the whole library.')),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

@@ -9,6 +9,7 @@ import { checkUpdateStatus } from '../../core/versions/check.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 
 const change = z.object({ field: z.string(), from: z.string(), to: z.string() });
 
@@ -72,13 +73,47 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z.array(zoteroKey('Each item key')).min(1).max(5000).optional(),
-      collection_key: zoteroKey('collection_key').optional(),
-      all: z.boolean().optional(),
-      apply: z.boolean().optional(),
-      plan_id: z.string().max(64).optional(),
-      tag: z.string().min(1).max(255).optional(),
-      note: z.boolean().optional(),
+      item_keys: z
+        .array(zoteroKey('Each item key'))
+        .min(1)
+        .max(5000)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Items to check, by key; a key that names no item is one entry of failed (8-character Zotero keys, e.g. "ABCD2345").',
+          ),
+        ),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Check the top-level items of this collection.')),
+      all: z.boolean().optional().describe(onlyOn('cli', 'Check the top-level items of the whole library.')),
+      apply: z
+        .boolean()
+        .optional()
+        .describe(onlyOn('cli', 'Write the changes (default false: preview only, which returns a plan id).')),
+      plan_id: z
+        .string()
+        .max(64)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `With ${paramRef('apply')}: the plan id a preview returned, applied exactly (no new lookups).`,
+          ),
+        ),
+      tag: z
+        .string()
+        .min(1)
+        .max(255)
+        .optional()
+        .describe(onlyOn('cli', 'Add this tag to each item updated.')),
+      note: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('cli', 'Add a child note to each item updated: the evidence and every field’s old value.'),
+        ),
       ...libraryParams,
     })
     .strict(),

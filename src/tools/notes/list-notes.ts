@@ -13,7 +13,7 @@ import {
   lookupKey,
   ZOTERO_KEY_PATTERN,
 } from '../shared/params.js';
-import { toolRef } from '../../core/call/refs.js';
+import { toolRef, onlyOn, paramRef } from '../../core/call/refs.js';
 
 /** Characters of each note's text (and HTML) an answer holds, by default. */
 const NOTE_MAX_CHARS = 10_000;
@@ -41,13 +41,34 @@ export default defineTool({
   input: z
     .object({
       // agent-interface.md: a key that names nothing is not_found, a string not of the key form included.
-      item_key: lookupKey().describe('e.g. "ABCD2345"'),
-      include_html: z.boolean().optional(),
-      note_key: lookupKey().optional(),
-      max_chars: maxCharsParam('Per note.').meta({
+      item_key: lookupKey().describe(
+        onlyOn('mcp', 'e.g. "ABCD2345"') + onlyOn('cli', 'Key of the parent item, e.g. "ABCD2345".'),
+      ),
+      include_html: z
+        .boolean()
+        .optional()
+        .describe(onlyOn('cli', 'Also return each note’s HTML as stored (default false).')),
+      note_key: lookupKey()
+        .optional()
+        .describe(
+          onlyOn('cli', `Only this child note (to read one long note on with ${paramRef('offset')}).`),
+        ),
+      max_chars: maxCharsParam(
+        onlyOn('mcp', 'Per note.') +
+          onlyOn(
+            'cli',
+            'At most this many characters of each note’s text and HTML (default 10,000; fewer when a note would not fit in the answer’s size bound, about 40 KB).',
+          ),
+      ).meta({
         default: NOTE_MAX_CHARS,
       }),
-      offset: offsetParam("A previous answer's end."),
+      offset: offsetParam(
+        onlyOn('mcp', "A previous answer's end.") +
+          onlyOn(
+            'cli',
+            `Start the notes longer than ${paramRef('max_chars')} at this character (the end a previous answer gave); shorter notes are always whole.`,
+          ),
+      ),
       start: startParam(),
       ...libraryParams,
     })

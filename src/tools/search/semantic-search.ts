@@ -9,7 +9,7 @@ import { checkItemTypeFilter } from '../../core/items/read/filters.js';
 import { localSchema } from '../../core/items/schema.js';
 import { TEXT_COLUMNS } from '../../core/search-index/columns.js';
 import { checkRankedQuery } from '../../core/search-index/stopwords.js';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { provenanceField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, zoteroKey } from '../shared/params.js';
@@ -116,15 +116,40 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z.string().trim().min(1).max(1000),
-      limit: z.number().int().min(1).max(50).optional().meta({ default: 10 }),
+      q: z
+        .string()
+        .trim()
+        .min(1)
+        .max(1000)
+        .describe(onlyOn('cli', 'What to look for, in words (a question, a phrase, key terms).')),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(50)
+        .optional()
+        .meta({ default: 10 })
+        .describe(onlyOn('cli', 'Hits to return (default 10, at most 50).')),
       mode: z
         .enum(['hybrid', 'keyword', 'vector'])
         .optional()
         .meta({ default: 'hybrid' })
-        .describe('vector needs ZOTEUS_EMBEDDINGS.'),
-      item_type: z.string().min(1).max(64).optional(),
-      collection_key: zoteroKey('collection_key').optional(),
+        .describe(
+          onlyOn('mcp', 'vector needs ZOTEUS_EMBEDDINGS.') +
+            onlyOn(
+              'cli',
+              'hybrid (default): keywords plus vectors when configured; keyword: BM25 only; vector: vectors only (needs ZOTEUS_EMBEDDINGS).',
+            ),
+        ),
+      item_type: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .describe(onlyOn('cli', 'Only items of this type (e.g. journalArticle).')),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Only items directly in this collection.')),
       libraries: z
         .array(
           // The pair as the top-level inputs describe it: said once, not again in every entry.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams } from '../shared/params.js';
-import { toolRef } from '../../core/call/refs.js';
+import { toolRef, onlyOn } from '../../core/call/refs.js';
 
 const report = z.object({
   mode: z
@@ -100,8 +100,23 @@ export default defineTool({
   input: z
     .object({
       action: z.enum(['build', 'update', 'status']),
-      rebuild: z.boolean().optional().describe('build: start over.'),
-      fulltext: z.boolean().optional().describe('Default: ZOTEUS_INDEX_FULLTEXT.'),
+      rebuild: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('mcp', 'build: start over.') +
+            onlyOn('cli', 'build only: empty the index and read the whole library again.'),
+        ),
+      fulltext: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('mcp', 'Default: ZOTEUS_INDEX_FULLTEXT.') +
+            onlyOn(
+              'cli',
+              'Index attachments’ full text this time (default: ZOTEUS_INDEX_FULLTEXT, false unless set).',
+            ),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -1,7 +1,7 @@
 /** `zotero_manage_tags` / `zot tag add|remove TAG KEY…`, `zot tag rename OLD NEW`, `zot tag delete TAG…`. */
 import * as z from 'zod';
 import { mergeLists, remapFailed } from '../../core/items/retry.js';
-import { paramRef, toolRef } from '../../core/call/refs.js';
+import { paramRef, toolRef, onlyOn } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import {
   checkTagsInput,
@@ -179,11 +179,27 @@ export default defineTool({
         .describe(
           `add_items, remove_items: ${paramRef('tag')} + ${paramRef('item_keys')}; rename: ${paramRef('tag')} + ${paramRef('new_name')}; delete: ${paramRef('tags')}.`,
         ),
-      tag: tagName.optional(),
+      tag: tagName
+        .optional()
+        .describe(onlyOn('cli', 'The tag to add, remove or rename (exact, case-sensitive).')),
       item_keys: itemKeys('Items').optional(),
-      new_name: tagName.optional(),
-      tags: z.array(tagName).min(1).max(500).optional(),
-      confirm: z.boolean().optional().describe('Needed above ZOTEUS_CONFIRM_BULK_WRITES items.'),
+      new_name: tagName.optional().describe(onlyOn('cli', 'The new name (rename).')),
+      tags: z
+        .array(tagName)
+        .min(1)
+        .max(500)
+        .optional()
+        .describe(onlyOn('cli', 'Tags to delete from the whole library (delete).')),
+      confirm: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('mcp', 'Needed above ZOTEUS_CONFIRM_BULK_WRITES items.') +
+            onlyOn(
+              'cli',
+              'Required when removing or deleting more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
+            ),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { jsonBytes, ROWS_BUDGET } from '../../core/items/read/bounds.js';
-import { onlyOn } from '../../core/call/refs.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, provenanceField } from '../shared/output.js';
@@ -125,11 +125,52 @@ export default defineTool({
         .array(z.string().min(1).max(100))
         .max(50)
         .optional()
-        .describe('Tiers every item needs a tag of.'),
-      collection_keys: z.array(zoteroKey('A collection key')).min(1).max(100).optional(),
-      include_subcollections: z.boolean().optional(),
-      include_automatic: z.boolean().optional(),
-      limit: z.number().int().min(1).max(1000).optional().meta({ default: 100 }),
+        .describe(
+          onlyOn('mcp', 'Tiers every item needs a tag of.') +
+            onlyOn(
+              'cli',
+              'Tiers every regular item in scope must have a tag from (each must be the tier of some term).',
+            ),
+        ),
+      collection_keys: z
+        .array(zoteroKey('A collection key'))
+        .min(1)
+        .max(100)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Audit only the items of these collections (their keys, as the collection listing gives them); omit for the whole library.',
+          ),
+        ),
+      include_subcollections: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `With ${paramRef('collection_keys')}: also the items of their subcollections, at any depth (default false).`,
+          ),
+        ),
+      include_automatic: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Also audit automatic tags (type 1, added by importers and translators); default false.',
+          ),
+        ),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .meta({ default: 100 })
+        .describe(
+          onlyOn('cli', 'At most this many entries in each listed finding (default 100, at most 1,000).'),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -1,8 +1,9 @@
 /**
  * A highlight annotation on a PDF attachment from a quoted passage: the PDF is read from this
  * computer (the desktop's `storage/<KEY>/`), the quote located in its text layer (locate.ts),
- * and the annotation item created through the Web API with a write token, so a retried call
- * never creates it twice.
+ * and the annotation item created where writes go (write-route.ts: the desktop's local API when a
+ * person authorised it, else the Web API) with a write token, so a retried call never creates it
+ * twice.
  */
 import { readFile } from 'node:fs/promises';
 import { paramRef } from '../call/refs.js';

@@ -11,7 +11,7 @@ import {
   planAttach,
   retryAttachInput,
 } from '../../core/attachments/attach-plan.js';
-import { paramRef } from '../../core/call/refs.js';
+import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { ZoteusError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
@@ -90,18 +90,55 @@ export default defineTool({
   ],
   input: z
     .object({
-      parent_item: zoteroKey('parent_item'),
-      path: z.array(z.string().min(1).max(4096)).min(1).max(50).optional(),
-      content_base64: z.string().min(1).max(10_000_000).optional(),
+      parent_item: zoteroKey('parent_item').describe(
+        onlyOn('cli', 'Key of the item the files go under, e.g. "ABCD2345".'),
+      ),
+      path: z
+        .array(z.string().min(1).max(4096))
+        .min(1)
+        .max(50)
+        .optional()
+        .describe(onlyOn('cli', 'Files to attach, on the machine Zoteus runs on.')),
+      content_base64: z
+        .string()
+        .min(1)
+        .max(10_000_000)
+        .optional()
+        .describe(
+          onlyOn('cli', `The file’s bytes, base64 (at most 7 MB decoded); needs ${paramRef('filename')}.`),
+        ),
       filename: z
         .string()
         .min(1)
         .max(255)
         .optional()
         .describe(`Name of the file sent as ${paramRef('content_base64')}.`),
-      title: z.string().min(1).max(500).optional(),
-      oa: z.boolean().optional(),
-      link: z.boolean().optional(),
+      title: z
+        .string()
+        .min(1)
+        .max(500)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `Title of the attachment (default: the file name; with ${paramRef('oa')}, Zotero’s "Full Text PDF" or version).`,
+          ),
+        ),
+      oa: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `Instead of files or ${paramRef('content_base64')}: find an open-access PDF of the item’s DOI (Unpaywall, OpenAlex), check it and attach it.`,
+          ),
+        ),
+      link: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('cli', 'Link the files where they are instead of uploading them (My Library only).'),
+        ),
       ...libraryParams,
     })
     .strict(),

@@ -82,7 +82,13 @@ export default defineTool({
         .array(z.string().min(1).max(1024))
         .max(100)
         .optional()
-        .describe(`Known by extension, else set ${paramRef('kind')}.`),
+        .describe(
+          onlyOn('mcp', `Known by extension, else set ${paramRef('kind')}.`) +
+            onlyOn(
+              'cli',
+              `Manuscripts to check, by path: .tex, .ltx, .latex, .aux, .md, .markdown, .qmd, .rmd or .bib (another extension needs ${paramRef('kind')}).`,
+            ),
+        ),
       text: z
         .string()
         .optional()

@@ -4,6 +4,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { nextStartField } from '../shared/output.js';
 import { pagingParams } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 const row = z.object({
   requestId: z.string().describe('The request id (meta.request_id of its answer): what zotero_undo takes.'),
@@ -61,7 +62,11 @@ export default defineTool({
         .max(40)
         .optional()
         .describe('Writes from this date or time on (2026-05-01, 2026-05-01T12:00:00Z).'),
-      tool: z.string().max(80).optional(),
+      tool: z
+        .string()
+        .max(80)
+        .optional()
+        .describe(onlyOn('cli', 'Only the writes of one tool, named as the tool field of a row names it.')),
       ...pagingParams({ rows: 'Requests', default: 20, max: 50 }),
     })
     .strict(),

@@ -4,6 +4,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { failedList, libraryVersion } from '../shared/output.js';
 import { libraryParams } from '../shared/params.js';
+import { onlyOn, toolRef } from '../../core/call/refs.js';
 
 const keys = (what: string) => z.array(z.string()).describe(what);
 
@@ -33,7 +34,13 @@ export default defineTool({
         .string()
         .min(1)
         .max(64)
-        .describe("As the write's answer carries it in meta (the history lists them)."),
+        .describe(
+          onlyOn('mcp', "As the write's answer carries it in meta (the history lists them).") +
+            onlyOn(
+              'cli',
+              `The request id of the write to undo, as its answer’s meta carries it (${toolRef('zotero_history')} lists them).`,
+            ),
+        ),
       ...libraryParams,
     })
     .strict(),

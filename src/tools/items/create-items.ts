@@ -8,6 +8,7 @@ import { plural } from '../../core/words.js';
 import { failedList, libraryVersion } from '../shared/output.js';
 import { libraryParams } from '../shared/params.js';
 import { quoted } from '../shared/text.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 const MAX_ITEMS = 1000;
 
@@ -47,7 +48,13 @@ export default defineTool({
         .array(z.record(z.string(), z.unknown()))
         .min(1)
         .max(MAX_ITEMS)
-        .describe('Web API item objects.'),
+        .describe(
+          onlyOn('mcp', 'Web API item objects.') +
+            onlyOn(
+              'cli',
+              'Items in the Zotero Web API JSON shape (as POSTed to /items), at most 1000. A full API object ({key, version, data: {…}}) is accepted and its data used.',
+            ),
+        ),
       ...libraryParams,
     })
     .strict(),

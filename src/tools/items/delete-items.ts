@@ -6,6 +6,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { failedList, libraryVersion } from '../shared/output.js';
 import { itemKeys, libraryParams } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 /**
  * Child items an answer lists at most: deleting many parents can take many times as many
@@ -66,8 +67,17 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: itemKeys('Items'),
-      confirm: z.boolean().optional().describe('Needed above ZOTEUS_CONFIRM_BULK_WRITES items.'),
+      item_keys: itemKeys('Items' + onlyOn('cli', ' to delete permanently')),
+      confirm: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn('mcp', 'Needed above ZOTEUS_CONFIRM_BULK_WRITES items.') +
+            onlyOn(
+              'cli',
+              'Required when deleting more items than the bulk-write threshold (ZOTEUS_CONFIRM_BULK_WRITES).',
+            ),
+        ),
       ...libraryParams,
     })
     .strict(),

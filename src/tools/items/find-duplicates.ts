@@ -8,6 +8,7 @@ import { plural } from '../../core/words.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { libraryParams, pagingParams, PROVENANCE, zoteroKey } from '../shared/params.js';
 import { continuation, libraryFlags } from '../shared/text.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 /** The same as core/duplicates (not imported: the declaration loads without it). */
 const PAGE = {
@@ -62,7 +63,9 @@ export default defineTool({
   ],
   input: z
     .object({
-      collection_key: zoteroKey('collection_key').optional(),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Compare only the top-level items of this collection.')),
       ...pagingParams(PAGE),
       ...libraryParams,
     })

@@ -5,6 +5,7 @@ import { checkFieldNames, requestedChanges } from '../../core/items/fields.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 export default defineTool({
   name: 'zotero_update_item',
@@ -33,11 +34,19 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_key: zoteroKey('item_key'),
+      item_key: zoteroKey('item_key').describe(onlyOn('cli', 'Key of the item to change, e.g. "ABCD2345".')),
       fields: z.record(z.string(), z.string()).optional().describe('By field name; "" clears one.'),
       field: z.array(z.string()).optional().describe('name=value, e.g. volume=12.'),
-      title: z.string().optional(),
-      date: z.string().optional(),
+      title: z
+        .string()
+        .optional()
+        .describe(
+          onlyOn('cli', 'New title (the type’s title field: caseName for a case, subject for an email, …).'),
+        ),
+      date: z
+        .string()
+        .optional()
+        .describe(onlyOn('cli', 'New date, as Zotero stores it (e.g. "2021-03-15", "March 2021", "2021").')),
       dry_run: z.boolean().optional(),
       ...libraryParams,
     })

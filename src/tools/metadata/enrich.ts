@@ -10,6 +10,7 @@ import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
+import { onlyOn, paramRef } from '../../core/call/refs.js';
 
 const evidence = z
   .object({
@@ -71,12 +72,46 @@ export default defineTool({
   ],
   input: z
     .object({
-      item_keys: z.array(zoteroKey('Each item key')).min(1).max(5000).optional(),
-      collection_key: zoteroKey('collection_key').optional(),
-      all: z.boolean().optional(),
-      fields: z.array(z.string().min(1).max(200)).min(1).max(10).optional(),
-      apply: z.boolean().optional(),
-      plan_id: z.string().max(64).optional(),
+      item_keys: z
+        .array(zoteroKey('Each item key'))
+        .min(1)
+        .max(5000)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Items to enrich, by key; a key that names no item is one entry of failed (8-character Zotero keys, e.g. "ABCD2345").',
+          ),
+        ),
+      collection_key: zoteroKey('collection_key')
+        .optional()
+        .describe(onlyOn('cli', 'Enrich the top-level items of this collection.')),
+      all: z.boolean().optional().describe(onlyOn('cli', 'Enrich the top-level items of the whole library.')),
+      fields: z
+        .array(z.string().min(1).max(200))
+        .min(1)
+        .max(10)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Which empty fields to fill, among DOI, abstract (abstractNote), ISSN, pages, publisher (an entry may hold several, comma-separated). Default: all of them.',
+          ),
+        ),
+      apply: z
+        .boolean()
+        .optional()
+        .describe(onlyOn('cli', 'Write the fills (default false: preview only, which returns a plan id).')),
+      plan_id: z
+        .string()
+        .max(64)
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            `With ${paramRef('apply')}: the plan id a preview returned, applied exactly (no new lookups).`,
+          ),
+        ),
       ...libraryParams,
     })
     .strict(),

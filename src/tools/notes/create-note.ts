@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { noteHtml } from '../../core/items/html.js';
 import { defineTool } from '../../core/tool.js';
 import { libraryParams, zoteroKey } from '../shared/params.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 export default defineTool({
   name: 'zotero_create_note',
@@ -34,10 +35,23 @@ export default defineTool({
   ],
   input: z
     .object({
-      parent_item: zoteroKey('parent_item'),
-      text: z.string().min(1).optional().describe('Plain text, or give HTML.'),
-      html: z.string().min(1).optional(),
-      tags: z.array(z.string().min(1).max(255)).max(50).optional(),
+      parent_item: zoteroKey('parent_item').describe(
+        onlyOn('cli', 'Key of the parent item, e.g. "ABCD2345".'),
+      ),
+      text: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          onlyOn('mcp', 'Plain text, or give HTML.') +
+            onlyOn('cli', 'The note as plain text (escaped; blank lines make paragraphs).'),
+        ),
+      html: z.string().min(1).optional().describe(onlyOn('cli', 'The note as HTML, stored as given.')),
+      tags: z
+        .array(z.string().min(1).max(255))
+        .max(50)
+        .optional()
+        .describe(onlyOn('cli', 'Tags for the note.')),
       ...libraryParams,
     })
     .strict(),

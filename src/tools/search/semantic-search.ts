@@ -163,7 +163,13 @@ export default defineTool({
         .min(1)
         .max(10)
         .optional()
-        .describe(`Several at once; overrides ${paramRef('library_id')}.`),
+        .describe(
+          onlyOn('mcp', `Several at once; overrides ${paramRef('library_id')}.`) +
+            onlyOn(
+              'cli',
+              `Several libraries to search at once (a ${paramRef('library_id')} and ${paramRef('library_type')} each); overrides ${paramRef('library_id')}.`,
+            ),
+        ),
       ...libraryParams,
     })
     .strict(),

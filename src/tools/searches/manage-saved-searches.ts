@@ -37,15 +37,25 @@ const WANTED: Record<Targeted, string> = {
 const input = z
   .object({
     action: z.enum(MANAGE_SAVED_SEARCHES_ACTIONS),
-    name: z.string().optional(),
+    name: z
+      .string()
+      .optional()
+      .describe(onlyOn('cli', 'Name of the new saved search (1 to 255 characters).')),
     conditions: z
       .array(z.string().min(1).max(1000))
       .max(CONDITIONS_MAX)
       .optional()
       .describe(
-        '"title contains ocean", "tag is sea level", "dateAdded isInTheLast 30 days"; "joinMode any": one suffices.',
+        onlyOn(
+          'mcp',
+          '"title contains ocean", "tag is sea level", "dateAdded isInTheLast 30 days"; "joinMode any": one suffices.',
+        ) +
+          onlyOn(
+            'cli',
+            'The conditions of the new saved search (1 to 50), each "condition operator value" in Zotero’s names: "title contains ocean", "tag is sea level", "creator contains Hansen", "collection is ABCD2345", "dateAdded isInTheLast 30 days", "year is 2024", "deleted false", "noChildren true"; "joinMode any" makes any condition enough (all must match by default). An unknown condition or an operator it does not take is refused with the closest names.',
+          ),
       ),
-    search_key: zoteroKey('search_key').optional(),
+    search_key: zoteroKey('search_key').optional().describe(onlyOn('cli', 'The saved search to delete.')),
     ...libraryParams,
   })
   .strict()

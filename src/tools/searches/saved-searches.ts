@@ -4,7 +4,7 @@
  * app's local API can compute (the Web API and zotero.sqlite refuse `run`, saying so).
  */
 import * as z from 'zod';
-import { onlyOn } from '../../core/call/refs.js';
+import { onlyOn, toolRef } from '../../core/call/refs.js';
 import { resultLine } from '../../core/items/digest.js';
 import type { WebApiItem } from '../../core/library/port.js';
 import {
@@ -27,7 +27,14 @@ const WANTS_KEY: Record<SavedSearchesAction, boolean> = { list: false, show: tru
 const input = z
   .object({
     action: z.enum(SAVED_SEARCHES_ACTIONS),
-    search_key: lookupKey().optional(),
+    search_key: lookupKey()
+      .optional()
+      .describe(
+        onlyOn(
+          'cli',
+          `The saved search to show or run: its 8-character key, as ${toolRef('zotero_saved_searches', { action: 'list' })} gives it.`,
+        ),
+      ),
     start: startParam(),
     limit: z
       .number()

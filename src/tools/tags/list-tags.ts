@@ -4,6 +4,7 @@ import { defineTool } from '../../core/tool.js';
 import { answeredFields, nextStartField, provenanceField, truncatedField } from '../shared/output.js';
 import { PROVENANCE, libraryParams, pagingParams } from '../shared/params.js';
 import { pageLine } from '../shared/text.js';
+import { onlyOn } from '../../core/call/refs.js';
 
 function summary(
   out: {
@@ -38,10 +39,31 @@ export default defineTool({
   ],
   input: z
     .object({
-      q: z.string().max(255).optional(),
-      type: z.enum(['manual', 'automatic']).optional(),
-      include_trashed: z.boolean().optional(),
-      sort: z.enum(['tag', 'numItems']).optional().meta({ default: 'tag' }),
+      q: z
+        .string()
+        .max(255)
+        .optional()
+        .describe(onlyOn('cli', 'Only tags whose name contains this text (case- and accent-insensitive).')),
+      type: z
+        .enum(['manual', 'automatic'])
+        .optional()
+        .describe(
+          onlyOn('cli', 'Only manual tags, or only automatic ones (added by importers and translators).'),
+        ),
+      include_trashed: z
+        .boolean()
+        .optional()
+        .describe(
+          onlyOn(
+            'cli',
+            'Count items in the trash too (default false: tags only trashed items carry are left out).',
+          ),
+        ),
+      sort: z
+        .enum(['tag', 'numItems'])
+        .optional()
+        .meta({ default: 'tag' })
+        .describe(onlyOn('cli', '"tag" (default): by name, case-insensitive. "numItems": most used first.')),
       ...pagingParams({ rows: 'Tags', default: 100, max: 1000 }),
       ...libraryParams,
     })

@@ -182,7 +182,7 @@ export default defineTool({
       tag: tagName
         .optional()
         .describe(onlyOn('cli', 'The tag to add, remove or rename (exact, case-sensitive).')),
-      item_keys: itemKeys('Items').optional(),
+      item_keys: itemKeys('Items' + onlyOn('cli', ' to add the tag to or remove it from')).optional(),
       new_name: tagName.optional().describe(onlyOn('cli', 'The new name (rename).')),
       tags: z
         .array(tagName)

@@ -45,7 +45,7 @@ describe('help in CLI words, descriptions that read on both surfaces', () => {
   it('zot search --help: the tag, since and other inputs as flags, sibling tools as commands', async () => {
     const text = await helpOf(['search']);
     expect(text).toContain(
-      '(--qmode "everything": any field, notes, full text) or list them. By meaning: `zot semantic-search`.',
+      '(--qmode "everything": any field, notes, full text) or list them. About a topic or question: `zot semantic-search`.',
     );
     expect(text).toContain('--sort <dateModified|');
     expect(text).toContain('--type <type> As --tag.');
@@ -54,7 +54,7 @@ describe('help in CLI words, descriptions that read on both surfaces', () => {
     expect(text).not.toContain('["key"');
     // Over MCP the same sentence names the inputs and the tools.
     expect(describeTool(tool('zotero_search_items')).description).toContain(
-      '(qmode "everything": any field, notes, full text) or list them. By meaning: zotero_semantic_search.',
+      '(qmode "everything": any field, notes, full text) or list them. About a topic or question: zotero_semantic_search.',
     );
   });
 

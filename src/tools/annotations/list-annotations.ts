@@ -18,7 +18,7 @@ export default defineTool({
   title: 'List annotations',
   summary: 'List the PDF annotations (highlights, underlines, notes, images) of an attachment or of an item.',
   description:
-    'List the annotations of an attachment, or of all files of a regular item (item_key), in reading order. Desktop data without a key, else the Web API with ZOTERO_API_KEY. Create: zotero_create_annotation.',
+    'List the annotations of an attachment, or of all files of a regular item (item_key), in reading order. Desktop data without a key, else the Web API with ZOTERO_API_KEY. Create: zotero_create_annotation; the text: zotero_get_fulltext.',
   tier: 'read',
   openWorld: true,
   since: '0.2.0',

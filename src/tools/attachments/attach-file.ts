@@ -68,7 +68,7 @@ export default defineTool({
   title: 'Attach files to an item',
   summary: 'Attach stored files to an item (upload to the Zotero cloud storage); per-file results.',
   description:
-    "Attach files to an item: path (on the Zoteus machine) or content_base64 with filename, uploaded, MD5 checked; link: true links a path in place (My Library only); oa: true fetches a checked open-access PDF. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write. Not idempotent. Read files: zotero_get_attachment.",
+    "Attach files to an item: path (on the Zoteus machine) or content_base64 with filename, uploaded, MD5 checked; link: true links a path in place (My Library only); oa: true fetches a checked open-access PDF. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write. Not idempotent without idempotency_key. Read files: zotero_get_attachment.",
   tier: 'write',
   openWorld: true,
   needsKey: true,

@@ -58,7 +58,7 @@ export default defineTool({
     "Check a manuscript's citation keys (LaTeX, .aux, Markdown, .bib) against those zotero_export writes: found,",
     'missing, ambiguous, unstable; failed[]: missing and ambiguous. Desktop data without a key, else Web API with',
     'ZOTERO_API_KEY. Give files (paths on the Zoteus machine) or text with its kind. write_bib saves a .bib of the',
-    'keys found (an existing file only with overwrite). Formatting: zotero_format_bibliography.',
+    'keys found (an existing file only with overwrite). A .bib of chosen items: zotero_export.',
   ].join(' '),
   tier: 'write',
   writesFilesOnly: true,

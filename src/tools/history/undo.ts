@@ -13,7 +13,7 @@ export default defineTool({
   title: 'Undo a write',
   summary: 'Undo a journaled write: its objects back to their recorded state; created items to the trash.',
   description:
-    "Undo a write by its request id (zotero_history lists them): objects back as they were, created items trashed; objects changed since are conflicts, left alone. An undo is journaled too, so it can be undone. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write.",
+    "Undo a write by its request id (zotero_history lists them): objects back as they were (not a deleted item's children or files), created items trashed; objects changed since are conflicts, left alone. An undo is journaled too, so it can be undone. Writes to the desktop's local API when authorised, else the Web API with a ZOTERO_API_KEY that can write.",
   tier: 'destructive',
   openWorld: true,
   idempotent: true,

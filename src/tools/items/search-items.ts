@@ -92,7 +92,7 @@ export default defineTool({
     'Search or list the items of a library: words in title, creators and year (or everywhere), filters, sorting, paging.',
   description: [
     'Find items by words in title, creators, year (qmode "everything": any field, notes, full text) or list them.',
-    'By meaning: zotero_semantic_search. Desktop without a key, else Web API (ZOTERO_API_KEY).',
+    'About a topic or question: zotero_semantic_search. Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',
   openWorld: true,

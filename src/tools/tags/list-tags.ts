@@ -27,7 +27,7 @@ export default defineTool({
   title: 'List tags',
   summary: 'List the tags of a library with how many items carry each; q finds tags by name.',
   description: [
-    "List the tags of a library (q: part of a name, any case; sort numItems: most used first). A tag's items: zotero_search_items.",
+    "List the tags of a library (q: part of a name, any case; sort numItems: most used first). A tag's items: zotero_search_items; cleanup: zotero_tag_audit.",
     'Desktop without a key, else Web API (ZOTERO_API_KEY).',
   ].join(' '),
   tier: 'read',

@@ -58,7 +58,7 @@ describe('--help at a terminal', () => {
   it('zot search --help: the commands and flags it refers to, whole option texts, named placeholders', async () => {
     const text = await helpOf(['search'], 100);
     const flat = text.replace(/\s+/g, ' ');
-    expect(flat).toContain('By meaning: `zot semantic-search`.');
+    expect(flat).toContain('About a topic or question: `zot semantic-search`.');
     expect(flat).toContain('--type <type> As --tag.');
     expect(text).toContain('--type <type>');
     expect(text).toContain('--tag <tag>');

@@ -106,6 +106,9 @@ export async function startDesktopWorld(
       ...box.env,
       ZOTERO_API_URL: server.url,
       ZOTEUS_LOCAL_API_URL: options.localApi ? localApiUrl : DEAD_LOCAL_API,
+      // A background index build this world starts is a detached `zot` that may still be writing
+      // its V8 code cache into the sandbox as the sandbox is removed (ENOTEMPTY under load).
+      ZOTEUS_COMPILE_CACHE: 'off',
       ...extra,
     };
     for (const [name, value] of Object.entries(all)) if (value === undefined) delete all[name];

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { checkEnrich } from '../../core/enrich/fields.js';
+import { mergeRetry, retryFailedKeys } from '../shared/retry.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -230,27 +231,9 @@ export default defineTool({
     };
   },
   retryFailed: {
-    // A plan is retried whole (what landed reads as unchanged); otherwise only the failed keys.
-    input: (input, previous) => {
-      const keys = previous.failed.flatMap((f) => (f.key ? [f.key] : []));
-      if (keys.length === 0) return null;
-      if (input.plan_id !== undefined) return input;
-      return { ...input, item_keys: keys, collection_key: undefined, all: undefined };
-    },
-    merge: (previous, retry) => {
-      const again = new Set([...retry.enrichments.map((e) => e.key), ...retry.unmatched.map((u) => u.key)]);
-      return {
-        ...retry,
-        checked: previous.checked,
-        wanting: previous.wanting,
-        enrichments: [...previous.enrichments.filter((e) => !again.has(e.key)), ...retry.enrichments],
-        unmatched: [...previous.unmatched.filter((u) => !again.has(u.key)), ...retry.unmatched],
-        succeeded: [...new Set([...previous.succeeded, ...retry.succeeded])],
-        unchanged: [...new Set([...previous.unchanged, ...retry.unchanged])].filter(
-          (k) => !previous.succeeded.includes(k),
-        ),
-      };
-    },
+    input: retryFailedKeys,
+    merge: (previous, retry) =>
+      mergeRetry(previous, retry, ['enrichments', 'unmatched'], ['checked', 'wanting']),
   },
   async run(input, deps) {
     const { enrich } = await import('../../core/enrich/enrich.js');

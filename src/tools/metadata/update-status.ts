@@ -4,6 +4,7 @@
  * asked to apply; the preview's plan can be applied exactly, a call later.
  */
 import * as z from 'zod';
+import { mergeRetry, retryFailedKeys } from '../shared/retry.js';
 import { defineTool } from '../../core/tool.js';
 import { checkUpdateStatus } from '../../core/versions/check.js';
 import { plural } from '../../core/words.js';
@@ -216,27 +217,9 @@ export default defineTool({
     };
   },
   retryFailed: {
-    // A plan is retried whole (what landed reads as unchanged); otherwise only the failed keys.
-    input: (input, previous) => {
-      const keys = previous.failed.flatMap((f) => (f.key ? [f.key] : []));
-      if (keys.length === 0) return null;
-      if (input.plan_id !== undefined) return input;
-      return { ...input, item_keys: keys, collection_key: undefined, all: undefined };
-    },
-    merge: (previous, retry) => {
-      const again = new Set([...retry.updates.map((u) => u.key), ...retry.unmatched.map((u) => u.key)]);
-      return {
-        ...retry,
-        checked: previous.checked,
-        candidates: previous.candidates,
-        updates: [...previous.updates.filter((u) => !again.has(u.key)), ...retry.updates],
-        unmatched: [...previous.unmatched.filter((u) => !again.has(u.key)), ...retry.unmatched],
-        succeeded: [...new Set([...previous.succeeded, ...retry.succeeded])],
-        unchanged: [...new Set([...previous.unchanged, ...retry.unchanged])].filter(
-          (k) => !previous.succeeded.includes(k),
-        ),
-      };
-    },
+    input: retryFailedKeys,
+    merge: (previous, retry) =>
+      mergeRetry(previous, retry, ['updates', 'unmatched'], ['checked', 'candidates']),
   },
   async run(input, deps) {
     const { updateStatus } = await import('../../core/versions/update-status.js');

@@ -17,7 +17,7 @@ import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import type { Answered } from '../items/read/common.js';
 import { worksInScope } from '../items/read/entries.js';
-import { fitPlanAnswer } from '../items/read/bounds.js';
+import { boundPlanAnswer } from '../items/read/bounds.js';
 import { jatsToText } from '../items/html.js';
 import { localSchema, type ItemSchema } from '../items/schema.js';
 import { crossrefWorks, type CrossrefWork } from '../metadata/crossref.js';
@@ -122,39 +122,6 @@ interface PlanBody {
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
-}
-
-/** The answer within the size bound (the plan holds every enrichment all the same). */
-function bounded(out: EnrichOutput): EnrichOutput {
-  const fit = fitPlanAnswer({
-    rows: out.enrichments,
-    unmatched: out.unmatched,
-    failed: out.failed,
-    succeeded: out.succeeded,
-    unchanged: out.unchanged,
-  });
-  if (
-    !fit.totals &&
-    fit.succeeded.length === out.succeeded.length &&
-    fit.unchanged.length === out.unchanged.length
-  )
-    return out;
-  return {
-    ...out,
-    enrichments: fit.rows,
-    unmatched: fit.unmatched as EnrichOutput['unmatched'],
-    failed: fit.failed as EnrichOutput['failed'],
-    succeeded: fit.succeeded,
-    unchanged: fit.unchanged,
-    ...(fit.totals
-      ? {
-          totalEnrichments: fit.totals.rows,
-          totalUnmatched: fit.totals.unmatched,
-          ...(fit.totals.failed !== undefined ? { totalFailed: fit.totals.failed } : {}),
-          truncated: true,
-        }
-      : {}),
-  };
 }
 
 /** The item's empty fields among those asked: base name → the type's own name. */
@@ -442,16 +409,20 @@ function outputOf(
     Partial<EnrichOutput>,
   route: Answered,
 ): EnrichOutput {
-  return bounded({
-    fields: body.fields,
-    threshold: body.threshold,
-    checked: body.checked,
-    wanting: body.wanting,
-    unmatched: body.unmatched,
-    sources: body.sources,
-    ...extra,
-    ...route,
-  });
+  return boundPlanAnswer<EnrichOutput>(
+    {
+      fields: body.fields,
+      threshold: body.threshold,
+      checked: body.checked,
+      wanting: body.wanting,
+      unmatched: body.unmatched,
+      sources: body.sources,
+      ...extra,
+      ...route,
+    },
+    'enrichments',
+    'totalEnrichments',
+  );
 }
 
 export async function enrich(deps: Deps, input: EnrichInput): Promise<EnrichOutput> {

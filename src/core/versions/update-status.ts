@@ -20,7 +20,7 @@ import { candidateOf, type Candidate, type CandidateReason } from './candidates.
 import { droppedByType, statusChanges, type FieldChange } from './changes.js';
 import { findPublished, type Evidence, type SourceNote } from './published.js';
 import { TITLE_THRESHOLD } from './similarity.js';
-import { fitPlanAnswer } from '../items/read/bounds.js';
+import { boundPlanAnswer } from '../items/read/bounds.js';
 import { checkUpdateStatus, type UpdateStatusScope } from './check.js';
 
 export const PLAN_KIND = 'update-status';
@@ -74,42 +74,6 @@ export interface UpdateStatusOutput extends Answered {
   totalUnmatched?: number | undefined;
   totalFailed?: number | undefined;
   truncated?: boolean | undefined;
-}
-
-/**
- * The answer within the size bound: updates first (up to most of the rows budget), then the
- * unmatched; what does not fit is counted (the plan holds every update all the same).
- */
-function bounded(out: UpdateStatusOutput): UpdateStatusOutput {
-  const fit = fitPlanAnswer({
-    rows: out.updates,
-    unmatched: out.unmatched,
-    failed: out.failed,
-    succeeded: out.succeeded,
-    unchanged: out.unchanged,
-  });
-  if (
-    !fit.totals &&
-    fit.succeeded.length === out.succeeded.length &&
-    fit.unchanged.length === out.unchanged.length
-  )
-    return out;
-  return {
-    ...out,
-    updates: fit.rows,
-    unmatched: fit.unmatched as UpdateStatusOutput['unmatched'],
-    failed: fit.failed as UpdateStatusOutput['failed'],
-    succeeded: fit.succeeded,
-    unchanged: fit.unchanged,
-    ...(fit.totals
-      ? {
-          totalUpdates: fit.totals.rows,
-          totalUnmatched: fit.totals.unmatched,
-          ...(fit.totals.failed !== undefined ? { totalFailed: fit.totals.failed } : {}),
-          truncated: true,
-        }
-      : {}),
-  };
 }
 
 interface PlanBody {
@@ -239,20 +203,24 @@ export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promis
     ({ body, failed, route } = await preview(deps, input));
     if (input.apply !== true) {
       const plan = body.entries.length ? savePlan(dir, PLAN_KIND, route.library, body) : undefined;
-      return bounded({
-        applied: false,
-        ...(plan ? { planId: plan.id, expiresAt: plan.expiresAt } : {}),
-        threshold: body.threshold,
-        checked: body.checked,
-        candidates: body.candidates,
-        updates: body.entries.map((e) => e.update),
-        unmatched: body.unmatched,
-        succeeded: [...body.entries.map((e) => e.update.key), ...body.unmatched.map((u) => u.key)],
-        unchanged: [],
-        failed,
-        sources: body.sources,
-        ...route,
-      });
+      return boundPlanAnswer<UpdateStatusOutput>(
+        {
+          applied: false,
+          ...(plan ? { planId: plan.id, expiresAt: plan.expiresAt } : {}),
+          threshold: body.threshold,
+          checked: body.checked,
+          candidates: body.candidates,
+          updates: body.entries.map((e) => e.update),
+          unmatched: body.unmatched,
+          succeeded: [...body.entries.map((e) => e.update.key), ...body.unmatched.map((u) => u.key)],
+          unchanged: [],
+          failed,
+          sources: body.sources,
+          ...route,
+        },
+        'updates',
+        'totalUpdates',
+      );
     }
   }
   if (body.entries.length === 0) {
@@ -297,21 +265,25 @@ export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promis
       ...e.update,
       status: succeeded.has(e.update.key) ? ('applied' as const) : ('unchanged' as const),
     }));
-  return bounded({
-    applied: true,
-    ...(planId ? { planId, expiresAt } : {}),
-    threshold: body.threshold,
-    checked: body.checked,
-    candidates: body.candidates,
-    updates,
-    unmatched: body.unmatched,
-    succeeded: result.succeeded,
-    unchanged: result.unchanged,
-    failed: [...failed, ...result.failed, ...noteFailures],
-    sources: body.sources,
-    ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
-    ...(route.backend === 'web' ? route : { backend: 'web' as const, library: lib.prefix }),
-  });
+  return boundPlanAnswer<UpdateStatusOutput>(
+    {
+      applied: true,
+      ...(planId ? { planId, expiresAt } : {}),
+      threshold: body.threshold,
+      checked: body.checked,
+      candidates: body.candidates,
+      updates,
+      unmatched: body.unmatched,
+      succeeded: result.succeeded,
+      unchanged: result.unchanged,
+      failed: [...failed, ...result.failed, ...noteFailures],
+      sources: body.sources,
+      ...(result.libraryVersion !== undefined ? { libraryVersion: result.libraryVersion } : {}),
+      ...(route.backend === 'web' ? route : { backend: 'web' as const, library: lib.prefix }),
+    },
+    'updates',
+    'totalUpdates',
+  );
 }
 
 function escapeHtml(text: string): string {

@@ -169,7 +169,7 @@ export interface PlanAnswerLists<R> {
  * then the misses (up to 80% with the rows), then the failures; keys at most KEY_LIST_MAX. The
  * totals, when a list was cut, say how many there are in all (the plan holds every row).
  */
-export function fitPlanAnswer<R>(lists: PlanAnswerLists<R>): PlanAnswerLists<R> & {
+function fitPlanAnswer<R>(lists: PlanAnswerLists<R>): PlanAnswerLists<R> & {
   totals?: { rows: number; unmatched: number; failed?: number };
 } {
   const rows = fitRows(lists.rows, Math.floor(ROWS_BUDGET * 0.6));
@@ -189,6 +189,56 @@ export function fitPlanAnswer<R>(lists: PlanAnswerLists<R>): PlanAnswerLists<R> 
             unmatched: lists.unmatched.length,
             ...(failed.cut ? { failed: lists.failed.length } : {}),
           },
+        }
+      : {}),
+  };
+}
+
+/** What a previewed batch's answer holds besides its rows (update-status, enrich). */
+interface PlanAnswer {
+  unmatched: unknown[];
+  failed: unknown[];
+  succeeded: string[];
+  unchanged: string[];
+}
+
+/**
+ * A previewed batch's answer within the size bound (fitPlanAnswer): `rows` names its rows field
+ * (`updates`, `enrichments`), `total` the field that counts them all when they were cut.
+ * Returned as it is when everything fits.
+ */
+export function boundPlanAnswer<O extends PlanAnswer>(
+  out: O,
+  rows: keyof O & string,
+  total: keyof O & string,
+): O {
+  const all = out[rows] as unknown[];
+  const fit = fitPlanAnswer({
+    rows: all,
+    unmatched: out.unmatched,
+    failed: out.failed,
+    succeeded: out.succeeded,
+    unchanged: out.unchanged,
+  });
+  if (
+    !fit.totals &&
+    fit.succeeded.length === out.succeeded.length &&
+    fit.unchanged.length === out.unchanged.length
+  )
+    return out;
+  return {
+    ...out,
+    [rows]: fit.rows,
+    unmatched: fit.unmatched,
+    failed: fit.failed,
+    succeeded: fit.succeeded,
+    unchanged: fit.unchanged,
+    ...(fit.totals
+      ? {
+          [total]: fit.totals.rows,
+          totalUnmatched: fit.totals.unmatched,
+          ...(fit.totals.failed !== undefined ? { totalFailed: fit.totals.failed } : {}),
+          truncated: true,
         }
       : {}),
   };

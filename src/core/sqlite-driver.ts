@@ -40,3 +40,18 @@ function loadAddon(): object {
   const bindings = createRequire(join(packageDir, 'package.json'))('bindings') as (o: object) => object;
   return bindings({ bindings: 'better_sqlite3.node', module_root: packageDir });
 }
+
+/**
+ * Why a database file of Zoteus' own (the idempotency store, the write journal) cannot be used,
+ * in a user's words, from the error opening or writing it raised.
+ */
+export function whyUnusable(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_NOTADB') return 'it is not a database';
+  if (code === 'SQLITE_CORRUPT') return 'the database is corrupt';
+  if (code === 'SQLITE_CANTOPEN' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST')
+    return 'it cannot be opened as a file';
+  if (code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+    return 'it cannot be written';
+  return `SQLite: ${typeof code === 'string' ? code : 'unreadable'}`;
+}

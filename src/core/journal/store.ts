@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ensureDir } from '../dirs.js';
 import { ZoteusError } from '../errors.js';
-import { loadDatabaseClass } from '../sqlite-driver.js';
+import { loadDatabaseClass, whyUnusable } from '../sqlite-driver.js';
 
 export const DEFAULT_JOURNAL_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -165,15 +165,7 @@ interface EntryRow {
 
 /** The error for a journal file that cannot be used: the user's file, named, nothing written. */
 export function damagedJournal(path: string, error: unknown): ZoteusError {
-  const code = (error as { code?: unknown } | null)?.code;
-  const why =
-    code === 'SQLITE_NOTADB'
-      ? 'it is not a database'
-      : code === 'SQLITE_CORRUPT'
-        ? 'the database is corrupt'
-        : code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? 'it cannot be written'
-          : `SQLite: ${typeof code === 'string' ? code : 'unreadable'}`;
+  const why = whyUnusable(error);
   return new ZoteusError(
     'validation_error',
     `The write journal ${path} cannot be used (${why}). Nothing was changed.`,

@@ -20,7 +20,7 @@
 import { dirname } from 'node:path';
 import { ZoteusError } from '../errors.js';
 import type BetterSqlite3 from 'better-sqlite3';
-import { loadDatabaseClass } from '../sqlite-driver.js';
+import { loadDatabaseClass, whyUnusable } from '../sqlite-driver.js';
 import { newWriteSeed } from '../writes/ids.js';
 import { ensureDir } from '../dirs.js';
 
@@ -124,17 +124,7 @@ function defaultIsAlive(pid: number): boolean {
 
 /** The error for a store file that cannot be used: the user's file, named, with the way out. */
 export function damagedStore(path: string, error: unknown): ZoteusError {
-  const code = (error as { code?: unknown } | null)?.code;
-  const why =
-    code === 'SQLITE_NOTADB'
-      ? 'it is not a database'
-      : code === 'SQLITE_CORRUPT'
-        ? 'the database is corrupt'
-        : code === 'SQLITE_CANTOPEN' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST'
-          ? 'it cannot be opened as a file'
-          : code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-            ? 'it cannot be written'
-            : `SQLite: ${typeof code === 'string' ? code : 'unreadable'}`;
+  const why = whyUnusable(error);
   return new ZoteusError(
     'validation_error',
     `The idempotency store ${path} cannot be used (${why}). Nothing was changed.`,

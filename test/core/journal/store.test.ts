@@ -1,5 +1,5 @@
 /** The journal file itself: retention, ZOTEUS_JOURNAL_DAYS, a damaged file, what arguments keep. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,6 +78,14 @@ describe('the journal file', () => {
     expect(error).toMatchObject({ code: 'validation_error', field: 'ZOTEUS_DATA_DIR' });
     expect((error as Error).message).toBe(
       `The write journal ${path} cannot be used (it is not a database). Nothing was changed.`,
+    );
+  });
+
+  it('a folder where the journal file should be: named as a file that cannot be opened, as the idempotency store says', () => {
+    const path = join(dir, 'journal.db');
+    mkdirSync(path);
+    expect(() => openJournal(path)).toThrow(
+      `The write journal ${path} cannot be used (it cannot be opened as a file). Nothing was changed.`,
     );
   });
 

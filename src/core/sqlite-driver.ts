@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { ensureDir } from './dirs.js';
 
 let loaded: typeof Database | undefined;
 
@@ -54,4 +55,23 @@ export function whyUnusable(error: unknown): string {
   if (code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
     return 'it cannot be written';
   return `SQLite: ${typeof code === 'string' ? code : 'unreadable'}`;
+}
+
+/**
+ * Opens (creating its folder and file) a database of Zoteus' own: WAL, a 10 s wait for a lock
+ * another process holds, then `setup` (pragmas, schema); closed again when setup fails.
+ */
+export function openOwnDatabase(path: string, setup: (db: Database.Database) => void): Database.Database {
+  ensureDir(dirname(path));
+  const DatabaseClass = loadDatabaseClass();
+  const db = new DatabaseClass(path, { timeout: 10_000 });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 10000');
+    setup(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }

@@ -12,11 +12,8 @@
  * leaves both `pending`; history reports such a request as interrupted, and undo decides what
  * landed by reading the objects (what the write would have made, or what was there before).
  */
-import { dirname } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
-import { ensureDir } from '../dirs.js';
 import { ZoteusError } from '../errors.js';
-import { loadDatabaseClass, whyUnusable } from '../sqlite-driver.js';
+import { openOwnDatabase, whyUnusable } from '../sqlite-driver.js';
 
 export const DEFAULT_JOURNAL_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -206,23 +203,14 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
       throw damagedJournal(path, error);
     }
   };
-  const db = guard(() => {
-    ensureDir(dirname(path));
-    const Database = loadDatabaseClass();
-    const opened: BetterSqlite3.Database = new Database(path, { timeout: 10_000 });
-    try {
-      opened.pragma('journal_mode = WAL');
+  const db = guard(() =>
+    openOwnDatabase(path, (opened) => {
       // Each batch's record is durable before its request is sent.
       opened.pragma('synchronous = FULL');
-      opened.pragma('busy_timeout = 10000');
       opened.pragma('foreign_keys = ON');
       opened.exec(SCHEMA);
-    } catch (error) {
-      opened.close();
-      throw error;
-    }
-    return opened;
-  });
+    }),
+  );
   const s = guard(() => {
     db.prepare('DELETE FROM requests WHERE created_at < ?').run(now() - days * DAY_MS);
     return {

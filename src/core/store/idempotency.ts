@@ -17,12 +17,9 @@
  * The file is the user's: a damaged one is reported as such (which file, that moving it aside
  * loses only replay records), never as a bug.
  */
-import { dirname } from 'node:path';
 import { ZoteusError } from '../errors.js';
-import type BetterSqlite3 from 'better-sqlite3';
-import { loadDatabaseClass, whyUnusable } from '../sqlite-driver.js';
+import { openOwnDatabase, whyUnusable } from '../sqlite-driver.js';
 import { newWriteSeed } from '../writes/ids.js';
-import { ensureDir } from '../dirs.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a claim holds without its owner renewing it. */
@@ -178,22 +175,13 @@ export async function openIdempotencyStore(
       throw damagedStore(path, error);
     }
   };
-  const db = guard(() => {
-    ensureDir(dirname(path));
-    const Database = loadDatabaseClass();
-    const opened: BetterSqlite3.Database = new Database(path, { timeout: 10_000 });
-    try {
-      opened.pragma('journal_mode = WAL');
-      opened.pragma('busy_timeout = 10000');
+  const db = guard(() =>
+    openOwnDatabase(path, (opened) => {
       opened.exec(SCHEMA);
       // The table of the first release (no seeds, no leases): its records cannot be resumed.
       opened.exec('DROP TABLE IF EXISTS idempotency');
-    } catch (error) {
-      opened.close();
-      throw error;
-    }
-    return opened;
-  });
+    }),
+  );
   const now = options.now ?? Date.now;
   const pid = options.pid ?? process.pid;
   const isAlive = options.isAlive ?? defaultIsAlive;

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { checkMerge } from '../../core/duplicates/check.js';
+import { previewUnlessApplied } from '../shared/preview.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -17,11 +18,8 @@ export default defineTool({
   summary: 'Merge duplicate items into a master item, as Zotero does; preview, then apply.',
   description:
     "Merge duplicates into master_key as Zotero does; item_keys, the others (not master_key), are trashed. fill: the master's empty fields take their first values; confirm: above ZOTEUS_CONFIRM_BULK_WRITES items. Preview, then apply its plan_id: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Find: zotero_find_duplicates.",
-  tier: 'destructive',
-  callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
+  ...previewUnlessApplied('destructive'),
   openWorld: true,
-  idempotent: true,
-  needsKey: (input) => input.apply === true,
   since: '0.2.0',
   toolset: 'items',
   undo: {

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { checkEnrich } from '../../core/enrich/fields.js';
 import { mergeRetry, retryFailedKeys } from '../shared/retry.js';
+import { previewUnlessApplied } from '../shared/preview.js';
 import { defineTool } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
 import { answeredFields, failedList } from '../shared/output.js';
@@ -52,11 +53,8 @@ export default defineTool({
     'Fill empty DOI, abstract, ISSN, pages and publisher fields from Crossref/OpenAlex; preview, then apply.',
   description:
     "Fill empty DOI, abstract, ISSN, pages, publisher (fields: some; omitted: all) of one of item_keys, collection_key, all. Preview; apply its plan_id alone: writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Preprints: zotero_update_status.",
-  tier: 'write',
-  callTier: (input) => (input.apply === true ? 'write' : 'read'),
+  ...previewUnlessApplied('write'),
   openWorld: true,
-  idempotent: true,
-  needsKey: (input) => input.apply === true,
   since: '0.2.0',
   toolset: 'metadata',
   undo: {

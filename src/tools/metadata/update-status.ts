@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { mergeRetry, retryFailedKeys } from '../shared/retry.js';
+import { previewUnlessApplied } from '../shared/preview.js';
 import { defineTool } from '../../core/tool.js';
 import { checkUpdateStatus } from '../../core/versions/check.js';
 import { plural } from '../../core/words.js';
@@ -53,11 +54,8 @@ export default defineTool({
   summary: 'Find the published versions of preprints and early-access articles; preview, then apply.',
   description:
     "Update preprints to their published version (type, journal, volume, pages, date, DOI, url overwritten; arXiv id kept in Extra). Preview one of item_keys, collection_key, all; apply its plan_id alone (tag, note: tag each item, add a note of the change). Writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Empty fields: zotero_enrich.",
-  tier: 'destructive',
-  callTier: (input) => (input.apply === true ? 'destructive' : 'read'),
+  ...previewUnlessApplied('destructive'),
   openWorld: true,
-  idempotent: true,
-  needsKey: (input) => input.apply === true,
   since: '0.2.0',
   toolset: 'metadata',
   undo: {

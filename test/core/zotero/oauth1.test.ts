@@ -364,8 +364,15 @@ describe('the handshake against the fake', () => {
   });
 
   it('a reused nonce is refused by the fake: auth_invalid at step 1 with a hint about the clock', async () => {
-    const signIn = zoteroSignIn(settings, { nonce: () => 'same-nonce-every-time' });
+    const signIn = zoteroSignIn(settings, {
+      nonce: () => 'same-nonce-every-time',
+      now: () => 1_700_000_000_999,
+    });
     await signIn.begin(CALLBACK);
+    expect(fake.requests[0]?.params).toMatchObject({
+      oauth_nonce: 'same-nonce-every-time',
+      oauth_timestamp: '1700000000',
+    });
     const error = await failure(signIn.begin(CALLBACK));
     expect(error.code).toBe('auth_invalid');
     expect(error.hint).toBe("Check this machine's clock, then start the sign-in again.");

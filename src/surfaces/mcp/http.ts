@@ -1,8 +1,11 @@
 /**
- * Streamable HTTP, both generations on one endpoint (`/mcp`), bound to loopback because no
- * authentication exists yet: anyone who can reach the port could use the library.
+ * Streamable HTTP, both generations on one endpoint (`/mcp`), bound to loopback unless
+ * authentication is configured (auth/: an OAuth 2.1 authorization server and the bearer check
+ * of every `/mcp` request, whose principal is handed to the factory); without it anyone who
+ * can reach the port could use the library.
  *
- * Every request is checked before anything is parsed: `Host` must be a loopback name and
+ * Every request is checked before anything is parsed: `Host` must be a loopback name (or,
+ * with authentication, the public URL's host) and
  * `Origin`, when a browser sends one, a loopback origin or one listed in
  * ZOTEUS_HTTP_ALLOWED_ORIGINS (a web page cannot reach the server through DNS rebinding);
  * else 403. A body over 4 MiB is a 413. Then the SDK's classification decides the generation:
@@ -29,6 +32,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { ZoteusError } from '../../core/errors.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_S, type HttpSettings } from './http-settings.js';
+import type { Principal } from './auth/principal.js';
+import { createAuthServer, type AuthServer, type AuthServerOptions } from './auth/routes.js';
+import { AUTH_ENABLING_SETTINGS } from './auth/settings.js';
 import { SetAsideArguments } from './protocol.js';
 import { ERROR_META_KEY } from './results.js';
 import { configureInstance } from './server.js';
@@ -46,7 +52,11 @@ export const MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
 export const STATELESS_CALLER = 'stateless';
 
 /** Builds a server instance for one session of the older revisions, or one stateless request. */
-export type ServerFactory = (context: { era: McpRequestContext['era'] }) => Server | Promise<Server>;
+export type ServerFactory = (context: {
+  era: McpRequestContext['era'];
+  /** Who the request comes from, when authentication is configured (its bearer token checked out). */
+  principal?: Principal;
+}) => Server | Promise<Server>;
 
 export interface HttpOptions {
   port?: number;
@@ -57,6 +67,11 @@ export interface HttpOptions {
   settings?: Partial<HttpSettings>;
   /** For tests: the clock of session idleness. */
   now?: () => number;
+  /**
+   * OAuth 2.1 (auth/): the built-in authorization server, and every `/mcp` request checked for
+   * a bearer token of this server's resource. Only with it may the server listen beyond loopback.
+   */
+  auth?: AuthServerOptions;
 }
 
 export interface HttpHandle {
@@ -80,14 +95,14 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
-function checkListenOptions(host: string, port: number): void {
-  if (!isLoopbackHost(host)) {
+function checkListenOptions(host: string, port: number, authenticated: boolean): void {
+  if (!isLoopbackHost(host) && !authenticated) {
     throw new ZoteusError(
       'validation_error',
-      `Refusing to listen on ${host}: the MCP HTTP server is bound to loopback unless authentication is configured, and Zoteus has no authentication yet.`,
+      `Refusing to listen on ${host}: the MCP HTTP server is bound to loopback unless authentication is configured, and none is.`,
       {
         field: 'host',
-        hint: `Use a loopback host such as ${DEFAULT_HTTP_HOST} (the default), ::1 or localhost.`,
+        hint: `Use a loopback host such as ${DEFAULT_HTTP_HOST} (the default), ::1 or localhost, or configure authentication: ${AUTH_ENABLING_SETTINGS}.`,
       },
     );
   }
@@ -102,8 +117,9 @@ function checkListenOptions(host: string, port: number): void {
  * DNS-rebinding guard: a web page can make a browser send requests to 127.0.0.1 under its
  * own host name, so only loopback names are accepted in the Host header.
  */
-function hostHeaderAllowed(header: string | undefined): boolean {
+function hostHeaderAllowed(header: string | undefined, auth: AuthServer | undefined): boolean {
   if (!header) return false;
+  if (auth) return auth.hostAllowed(header);
   const name = header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
   return isLoopbackHost(name);
 }
@@ -219,8 +235,13 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   const port = options.port ?? DEFAULT_HTTP_PORT;
   const log = options.log ?? (() => {});
   const now = options.now ?? Date.now;
-  const allowedOrigins = options.settings?.allowedOrigins ?? [];
-  checkListenOptions(host, port);
+  const allowedOrigins = [...(options.settings?.allowedOrigins ?? [])];
+  checkListenOptions(host, port, options.auth !== undefined);
+  const auth = options.auth ? createAuthServer(options.auth, { mcpPath: MCP_HTTP_PATH, log }) : undefined;
+  if (auth) allowedOrigins.push(auth.publicUrl);
+  // The sign-in a session of the older revisions was opened with: later requests must carry a token of the same.
+  const sessionPrincipals = new Map<string, Principal>();
+  const principalByRequest = new WeakMap<Request, Principal>();
 
   const sessions = new SessionTable({
     max: options.settings?.maxSessions ?? DEFAULT_MAX_SESSIONS,
@@ -237,7 +258,8 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   const setAsideByRequest = new WeakMap<Request, SetAsideArguments>();
   const stateless = createMcpHandler(
     async (context) => {
-      const server = await factory({ era: context.era });
+      const principal = context.requestInfo ? principalByRequest.get(context.requestInfo) : undefined;
+      const server = await factory({ era: context.era, ...(principal ? { principal } : {}) });
       const setAside = context.requestInfo ? setAsideByRequest.get(context.requestInfo) : undefined;
       configureInstance(server, {
         transport: 'http',
@@ -293,10 +315,15 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     }
   };
 
-  const openSession = async (request: Request, res: ServerResponse, body: unknown) => {
+  const openSession = async (
+    request: Request,
+    res: ServerResponse,
+    body: unknown,
+    principal: Principal | undefined,
+  ) => {
     const id = initializeId(body);
     if (!(await sessions.hasRoom())) return refuseSession(res, id ?? null);
-    const server = await factory({ era: 'legacy' });
+    const server = await factory({ era: 'legacy', ...(principal ? { principal } : {}) });
     const sessionId = randomUUID();
     const setAside = new SetAsideArguments();
     // Several callers share an HTTP deployment: each session writes files only in its own folder.
@@ -308,14 +335,19 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
       onsessioninitialized: (initialized) => {
         session = { id: initialized, server, transport, setAside, busy: 0, lastActive: now() };
         sessions.add(session);
+        if (principal) sessionPrincipals.set(initialized, principal);
       },
       // DELETE: forget the session, and release its server once the answer is out.
       onsessionclosed: (closed) => {
         sessions.remove(closed);
+        sessionPrincipals.delete(closed);
         setImmediate(() => void server.close());
       },
     });
-    transport.onclose = () => void sessions.remove(sessionId);
+    transport.onclose = () => {
+      sessionPrincipals.delete(sessionId);
+      void sessions.remove(sessionId);
+    };
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: setAside.inbound(body) });
     // Anything but a successful `initialize` leaves no session behind.
@@ -333,10 +365,20 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!hostHeaderAllowed(req.headers.host)) {
+    if (!hostHeaderAllowed(req.headers.host, auth)) {
       log(`zoteus: mcp http refused Host ${JSON.stringify(req.headers.host ?? '')} (403)`);
-      return sendJsonRpcError(res, 403, -32000, 'Forbidden: the Host header is not a loopback name.');
+      return sendJsonRpcError(
+        res,
+        403,
+        -32000,
+        auth
+          ? `Forbidden: the Host header is neither ${new URL(auth.publicUrl).host} (ZOTEUS_PUBLIC_URL) nor a loopback name.`
+          : 'Forbidden: the Host header is not a loopback name.',
+      );
     }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // The OAuth endpoints answer any origin (CORS); the Origin check guards /mcp.
+    if (auth && (await auth.handle(req, res, path))) return;
     const origin = req.headers.origin;
     if (!originAllowed(origin, allowedOrigins)) {
       log(`zoteus: mcp http refused Origin ${JSON.stringify(origin)} (403)`);
@@ -347,9 +389,18 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
         'Forbidden: this Origin may not use the server; ZOTEUS_HTTP_ALLOWED_ORIGINS lists the origins allowed besides loopback ones.',
       );
     }
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== MCP_HTTP_PATH) {
       return sendJsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}.`);
+    }
+    let principal: Principal | undefined;
+    if (auth) {
+      const check = await auth.authenticate(req);
+      if (!check.ok) {
+        return sendJsonRpcError(res, check.status, -32000, check.message, {
+          headers: { 'www-authenticate': check.wwwAuthenticate },
+        });
+      }
+      principal = check.principal;
     }
 
     let text: string | undefined;
@@ -377,6 +428,7 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     if (!(await isLegacyRequest(request, body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
       const setAside = new SetAsideArguments();
       setAsideByRequest.set(request, setAside);
+      if (principal) principalByRequest.set(request, principal);
       const parsedBody = body === undefined ? undefined : setAside.inbound(body);
       const response = await stateless.fetch(request, parsedBody === undefined ? {} : { parsedBody });
       return sendResponse(res, response);
@@ -386,7 +438,9 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
-      if (!session) {
+      const owner = sessionPrincipals.get(sessionId);
+      // A session is its opener's: another user's token finds no such session.
+      if (!session || (principal && owner?.tenantId !== principal.tenantId)) {
         return sendJsonRpcError(
           res,
           404,
@@ -399,7 +453,8 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     if (req.method === 'POST' && text !== undefined && body === undefined) {
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
     }
-    if (req.method === 'POST' && initializeId(body) !== undefined) return openSession(request, res, body);
+    if (req.method === 'POST' && initializeId(body) !== undefined)
+      return openSession(request, res, body, principal);
     return sendJsonRpcError(
       res,
       400,

@@ -8,6 +8,8 @@ export default defineConfig({
     // Subprocess contract tests and the test servers share two cores; a few forks suffice.
     pool: 'forks',
     maxWorkers: 3,
+    // A PostgreSQL cluster for the stores' suite (started here unless ZOTEUS_TEST_DATABASE_URL names one).
+    globalSetup: ['./test/support/postgres-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

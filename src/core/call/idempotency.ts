@@ -109,24 +109,35 @@ export async function runIdempotent<R>(call: IdempotentCall<R>): Promise<R> {
     const retry = tool.retryFailed?.input(begun.result.input as never, begun.result.output as never) ?? null;
     if (retry === null) {
       // Nothing left to retry: the partial result is the answer.
-      store.complete(scope, key, begun.result);
+      await store.complete(scope, key, begun.result);
       return call.replay(begun.result);
     }
     previous = begun.result;
     input = retry as Record<string, unknown>;
   }
   // Noted in one write per request sent: a token is derived just before its request, after
-  // the keys of its objects (one write per key cost a 1,000-item create 63 ms).
+  // the keys of its objects (one write per key cost a 1,000-item create 63 ms). The notes go
+  // one after another; the side's is awaited before anything is sent to it (ids.ts).
   let derived: Record<string, string> = {};
+  let noted: Promise<void> = Promise.resolve();
+  const note = (entries: Record<string, string>): Promise<void> => {
+    const next = noted.then(() => store.reserve(scope, key, entries));
+    noted = next.catch(() => undefined);
+    return next;
+  };
   const ids = writeIdsFrom(
     begun.seed,
     begun.kind === 'partial' || begun.resumed,
     (kind, label, value) => {
       derived[`${kind}:${label}`] = value;
-      // A key waits for its token; the side is noted before anything is sent to it.
+      // A key waits for its token.
       if (kind === 'key') return;
-      store.reserve(scope, key, derived);
+      const entries = derived;
       derived = {};
+      const written = note(entries);
+      // A token's note is for inspection: a store that fails it fails the outcome's write too.
+      if (kind === 'token') return void written.catch(() => undefined);
+      return written;
     },
     begun.side,
   );
@@ -137,12 +148,14 @@ export async function runIdempotent<R>(call: IdempotentCall<R>): Promise<R> {
     const error = toZoteusError(thrown);
     if (!isFinalError(error)) {
       // The retry the guidance recommends resumes this same request, with the same seed.
-      store.release(scope, key);
+      await noted;
+      await store.release(scope, key);
       throw thrown;
     }
     settled = call.fail(error);
   }
-  store.complete(scope, key, {
+  await noted;
+  await store.complete(scope, key, {
     exitCode: settled.exitCode,
     stdout: settled.bytes,
     partial: settled.partial,

@@ -112,11 +112,11 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
   const store = idem ? await idem.open() : undefined;
   try {
     const argsHash = requestHash(input, config);
-    const stored = idem && store ? store.peek(idem.scope, idem.key, argsHash) : undefined;
+    const stored = idem && store ? await store.peek(idem.scope, idem.key, argsHash) : undefined;
     if (stored) return request.answer.replay(stored);
     return await checkedRun(request, { library, mutating, argsHash, store });
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 

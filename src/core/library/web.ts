@@ -135,7 +135,7 @@ export async function openWebLibrary(
     const plan = await planWrites(deps, ref);
     if (plan.side === null) throw plan.error ?? authMissing();
     // The side is remembered by the request's idempotency record before anything is sent.
-    deps.writeIds.side?.pin(plan.side);
+    await deps.writeIds.side?.pin(plan.side);
     if (plan.side === 'desktop') return openDesktopLibrary(deps, plan, ref, options);
     if (deps.written) deps.written.to = 'cloud';
   }

@@ -70,17 +70,20 @@ export interface IdempotencyStore {
    * A final outcome stored for (scope, key), without claiming anything: a replay needs neither
    * credentials nor the network. Other arguments under the key are a `conflict` here too.
    */
-  peek(scope: string, key: string, argsHash: string): StoredResult | undefined;
-  /** Notes keys and tokens the request derived (for inspection: they follow from the seed). */
-  reserve(scope: string, key: string, derived: Readonly<Record<string, string>>): void;
+  peek(scope: string, key: string, argsHash: string): Promise<StoredResult | undefined>;
+  /**
+   * Notes keys and tokens the request derived (for inspection: they follow from the seed), and
+   * the side its writes go to (which a resumed request must keep: awaited before any is sent).
+   */
+  reserve(scope: string, key: string, derived: Readonly<Record<string, string>>): Promise<void>;
   /** Stores the outcome: final (replayed as is) or partial (retried); the claim ends. */
-  complete(scope: string, key: string, result: StoredResult): void;
+  complete(scope: string, key: string, result: StoredResult): Promise<void>;
   /**
    * Ends the claim without an outcome (a retryable failure, or one whose effect is unknown):
    * the record stays, with its seed, for the retry to resume.
    */
-  release(scope: string, key: string): void;
-  close(): void;
+  release(scope: string, key: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 interface Row {
@@ -309,16 +312,16 @@ export async function openIdempotencyStore(
         await sleep(pollMs);
       }
     },
-    peek(scope, key, argsHash) {
+    async peek(scope, key, argsHash) {
       const row = guard(() => statements.select.get(scope, key));
       if (!row || row.created_at < now() - IDEMPOTENCY_TTL_MS) return undefined;
       if (row.args_hash !== argsHash) throw keyReused(key);
       return row.status === 'done' ? toResult(row) : undefined;
     },
-    reserve(scope, key, derived) {
+    async reserve(scope, key, derived) {
       guard(() => statements.reserve.run(JSON.stringify(derived), scope, key, owner));
     },
-    complete(scope, key, result) {
+    async complete(scope, key, result) {
       guard(() =>
         statements.complete.run({
           scope,
@@ -334,11 +337,11 @@ export async function openIdempotencyStore(
       );
       drop(`${scope}\0${key}`);
     },
-    release(scope, key) {
+    async release(scope, key) {
       guard(() => statements.release.run(now(), scope, key, owner));
       drop(`${scope}\0${key}`);
     },
-    close() {
+    async close() {
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
       held.clear();

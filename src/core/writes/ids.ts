@@ -28,7 +28,8 @@ export interface WriteIds {
   readonly side?: {
     /** The side an earlier attempt chose, or this one once pinned. */
     readonly pinned: 'desktop' | 'cloud' | undefined;
-    pin(side: 'desktop' | 'cloud'): void;
+    /** Resolves once the choice is remembered (before anything is sent to that side). */
+    pin(side: 'desktop' | 'cloud'): Promise<void>;
   };
 }
 
@@ -47,7 +48,7 @@ function digest(seed: string, purpose: string, label: string): Buffer {
 export function writeIdsFrom(
   seed: string,
   resumed: boolean,
-  onDerive?: (kind: 'key' | 'token' | 'side', label: string, value: string) => void,
+  onDerive?: (kind: 'key' | 'token' | 'side', label: string, value: string) => void | Promise<void>,
   side?: 'desktop' | 'cloud',
 ): WriteIds {
   let pinned = side;
@@ -58,7 +59,8 @@ export function writeIdsFrom(
     if (value === undefined) {
       value = make();
       seen.set(id, value);
-      onDerive?.(kind, label, value);
+      // Keys and tokens follow from the seed: noted for inspection, never waited for.
+      void onDerive?.(kind, label, value);
     }
     return value;
   };
@@ -71,10 +73,10 @@ export function writeIdsFrom(
       get pinned() {
         return pinned;
       },
-      pin: (chosen) => {
+      pin: async (chosen) => {
         if (pinned !== undefined) return;
         pinned = chosen;
-        onDerive?.('side', 'side', chosen);
+        await onDerive?.('side', 'side', chosen);
       },
     },
   };

@@ -6,7 +6,7 @@ import type { AuthStore } from '../../../core/store/auth-store.js';
 import { type AuthUrls } from './metadata.js';
 import type { SignedInTenant } from './principal.js';
 import type { AuthSettings } from './settings.js';
-import type { ZoteroSignIn } from './sign-in.js';
+import type { ZoteroSignIn } from '../../../core/zotero/oauth1.js';
 
 export interface AuthServerOptions {
   settings: AuthSettings;

@@ -11,14 +11,7 @@
  * pending sign-in completes once. A code or a refresh token presented again after it was used
  * revokes its whole family (every token issued from the same authorization).
  */
-
-/** The async SQL client of `sql.ts` (the lead's): the shape this store needs of it. */
-export interface SqlClient {
-  readonly dialect: 'sqlite' | 'postgres';
-  query<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  run(sql: string, params?: readonly unknown[]): Promise<{ changes: number }>;
-  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
-}
+import type { SqlClient } from './sql.js';
 
 export interface OAuthClientRecord {
   clientId: string;

@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PendingAuthorization } from '../../../core/store/auth-store.js';
-import { lookUpClient } from './clients.js';
+import { lookUpClient, redirectUriListed } from './clients.js';
 import type { AuthContext } from './context.js';
 import { hashOpaque, newOpaqueValue } from './opaque.js';
 import { S256_CHALLENGE_PATTERN } from './pkce.js';
@@ -65,7 +65,7 @@ export async function handleAuthorize(ctx: AuthContext, url: URL, res: ServerRes
   if (redirectUri === undefined) {
     return badRequestPage(res, 'The request names no redirect_uri, and the client has more than one.');
   }
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!redirectUriListed(client.redirectUris, redirectUri)) {
     return badRequestPage(
       res,
       `The redirect_uri ${redirectUri} is not one the client ${clientId} lists; nothing is sent there.`,

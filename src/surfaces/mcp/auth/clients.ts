@@ -7,7 +7,15 @@
  *     server itself is on loopback (tests, a developer's machine);
  *   - a client registered here by RFC 7591 dynamic registration (`/register`, for the older
  *     clients): public (`token_endpoint_auth_method: none`), redirect URIs https or loopback http.
+ * A redirect URI must be one the client lists, exactly, except that a loopback one may name any
+ * port (RFC 8252 §7.3: a native app listens on whatever port it was given).
+ *
+ * Fetching a document is a request the server makes on a stranger's word (SSRF): unless the
+ * server itself is on loopback, a host that resolves to a loopback, private, link-local or
+ * otherwise non-public address is refused before anything is sent.
  */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
 import type { AuthStore } from '../../../core/store/auth-store.js';
 import { newOpaqueValue } from './opaque.js';
 
@@ -27,6 +35,60 @@ export type ClientLookup = { ok: true; client: KnownClient } | { ok: false; mess
 export function isLoopbackHostname(hostname: string): boolean {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+/** Addresses a metadata document is never fetched from (unless the server is on loopback). */
+const NON_PUBLIC = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const) {
+  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 127],
+  ['64:ff9b::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+}
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  // An IPv4-mapped address is the IPv4 address it maps (BlockList would match it to every IPv4 rule).
+  const mapped = /^::ffff:(.+)$/i.exec(address);
+  if (family === 6 && mapped) return isIP(mapped[1]!) === 4 && isPublicAddress(mapped[1]!);
+  return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** True when `asked` is one of `registered`: exactly, or a loopback URI differing only in its port. */
+export function redirectUriListed(registered: readonly string[], asked: string): boolean {
+  if (registered.includes(asked)) return true;
+  if (!URL.canParse(asked)) return false;
+  const url = new URL(asked);
+  if (url.protocol !== 'http:' || !isLoopbackHostname(url.hostname)) return false;
+  return registered.some((entry) => {
+    if (!URL.canParse(entry)) return false;
+    const listed = new URL(entry);
+    return (
+      listed.protocol === 'http:' &&
+      listed.hostname === url.hostname &&
+      listed.pathname === url.pathname &&
+      listed.search === url.search &&
+      !listed.hash
+    );
+  });
 }
 
 /** A redirect URI a public client may use: https, or http to a loopback address; no fragment. */
@@ -71,6 +133,24 @@ async function fetchMetadataDocument(clientId: string, allowLoopbackHttp: boolea
   const url = new URL(clientId);
   const problem = cimdUrlProblem(url, allowLoopbackHttp);
   if (problem) return { ok: false, message: `client_id ${clientId} ${problem}.` };
+  if (!allowLoopbackHttp) {
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const addresses = isIP(host)
+      ? [host]
+      : await lookup(host, { all: true, verbatim: true }).then(
+          (found) => found.map((entry) => entry.address),
+          () => [],
+        );
+    if (addresses.length === 0) {
+      return { ok: false, message: `The host of client_id ${clientId} cannot be resolved.` };
+    }
+    if (!addresses.every(isPublicAddress)) {
+      return {
+        ok: false,
+        message: `client_id ${clientId} points to a non-public address; a Client ID Metadata Document must be on the public internet.`,
+      };
+    }
+  }
   let response: Response;
   try {
     response = await fetch(url, {

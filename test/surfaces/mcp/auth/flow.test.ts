@@ -235,7 +235,8 @@ describe('clients', () => {
     cimd.documents['/oauth/client.json'] = {
       client_id: clientId,
       client_name: 'CIMD <b>client</b>',
-      redirect_uris: [REDIRECT_URI],
+      // A native app's loopback redirect: any port at the time of the request (RFC 8252 §7.3).
+      redirect_uris: ['http://127.0.0.1/callback'],
       token_endpoint_auth_method: 'none',
     };
     // The consent page names the client from its document, escaped.

@@ -29,8 +29,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readLocalFile } from './local-file.js';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { paramRef } from '../call/refs.js';
 import { outcomeUnknown, toZoteusError, ZoteusError, type ErrorCode } from '../errors.js';
@@ -41,6 +39,7 @@ import type { Deps } from '../tool.js';
 import type { CallContext, WriteBatchResult, ZoteroObject } from '../zotero/index.js';
 import { createObjects } from '../writes/index.js';
 import { detectContentType } from './content-type.js';
+import { PROGRESS_FROM_BYTES, sendToStorage } from './storage.js';
 import {
   checkAttachInput,
   MAX_INLINE_BYTES,
@@ -64,9 +63,7 @@ export {
 /** The largest file the desktop's local API takes (4 GiB). */
 const LOCAL_MAX_BYTES = 4 * 1024 ** 3;
 
-/** Files from this size on report their upload's progress. */
-export const PROGRESS_FROM_BYTES = 8 * 1024 * 1024;
-const STORAGE_TIMEOUT_MS = 120_000;
+export { PROGRESS_FROM_BYTES } from './storage.js';
 
 /** One file to attach: where its bytes come from, with what the protocol needs to know. */
 interface Source {
@@ -655,7 +652,25 @@ async function uploadOne(
   if (typeof auth.url !== 'string' || typeof auth.uploadKey !== 'string') {
     throw new StepError(0, 'api_error', `The upload authorization for ${s.file} gave no upload address.`);
   }
-  await sendToStorage(deps, auth, s, index, total, desktop);
+  try {
+    await sendToStorage(
+      deps,
+      {
+        url: auth.url,
+        contentType: typeof auth.contentType === 'string' ? auth.contentType : '',
+        prefix: typeof auth.prefix === 'string' ? auth.prefix : '',
+        suffix: typeof auth.suffix === 'string' ? auth.suffix : '',
+      },
+      s,
+      call,
+      s.size >= PROGRESS_FROM_BYTES ? { phase: `upload ${index + 1}/${total}` } : undefined,
+      // The desktop's receiver takes raw bytes as octet-stream (text/plain would be decoded).
+      !desktop && typeof auth.contentType === 'string' ? auth.contentType : 'application/octet-stream',
+    );
+  } catch (error) {
+    const err = toZoteusError(error);
+    throw new StepError(err.status ?? 0, err.code, err.message);
+  }
   try {
     await lib.client.request('POST', path, { form: { upload: auth.uploadKey }, headers: precondition, call });
   } catch (error) {
@@ -756,91 +771,4 @@ function authFailure(lib: WebLibrary, err: ZoteusError, s: Source): StepError {
     );
   }
   return new StepError(err.status ?? 0, err.code, err.message, serverChanged(err));
-}
-
-/** POSTs prefix + file + suffix to the storage URL, streamed from disk, with no Zotero headers. */
-function sendToStorage(
-  deps: Deps,
-  auth: UploadAuth,
-  s: Source,
-  index: number,
-  total: number,
-  desktop: boolean,
-): Promise<void> {
-  const prefix = Buffer.from(typeof auth.prefix === 'string' ? auth.prefix : '');
-  const suffix = Buffer.from(typeof auth.suffix === 'string' ? auth.suffix : '');
-  const url = new URL(auth.url as string);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const length = prefix.length + s.size + suffix.length;
-  const report = s.size >= PROGRESS_FROM_BYTES;
-  const phase = `upload ${index + 1}/${total}`;
-  if (report) deps.progress({ event: 'start', phase, done: 0, total: s.size });
-  return new Promise<void>((done, fail) => {
-    const req = send(url, {
-      method: 'POST',
-      headers: {
-        // The desktop's receiver takes raw bytes as octet-stream (text/plain would be decoded).
-        'Content-Type':
-          !desktop && typeof auth.contentType === 'string' ? auth.contentType : 'application/octet-stream',
-        'Content-Length': String(length),
-      },
-      timeout: STORAGE_TIMEOUT_MS,
-    });
-    const failWith = (message: string, code = 0): void => {
-      req.destroy();
-      fail(new StepError(code, code === 0 ? 'network_error' : 'api_error', message));
-    };
-    req.on('timeout', () =>
-      failWith(`The upload of ${s.file} to the storage server stalled; nothing was registered.`),
-    );
-    req.on('error', (error) =>
-      failWith(
-        `The upload of ${s.file} to the storage server failed (${error.message}); nothing was registered.`,
-      ),
-    );
-    req.on('response', (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => {
-        if (chunks.length < 4) chunks.push(c);
-      });
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          if (report) deps.progress({ event: 'complete', phase, done: s.size, total: s.size });
-          done();
-          return;
-        }
-        const said = Buffer.concat(chunks).toString('utf8').slice(0, 200).trim();
-        failWith(
-          `The storage server refused ${s.file} (HTTP ${status})${said ? `: ${said}` : ''}; nothing was registered.`,
-          status,
-        );
-      });
-    });
-    req.write(prefix);
-    const body = s.open();
-    let sent = 0;
-    let lastReported = 0;
-    body.on('data', (chunk: Buffer | string) => {
-      sent += chunk.length;
-      if (report && sent - lastReported >= PROGRESS_FROM_BYTES) {
-        lastReported = sent;
-        deps.progress({ event: 'progress', phase, done: sent, total: s.size });
-      }
-      if (!req.write(chunk)) {
-        body.pause();
-        req.once('drain', () => body.resume());
-      }
-    });
-    body.on('error', (error) => failWith(`Reading ${s.file} failed during the upload: ${error.message}.`));
-    body.on('end', () => {
-      if (sent !== s.size) {
-        failWith(
-          `${s.file} changed during the upload (${sent} bytes read, ${s.size} expected); nothing was registered.`,
-        );
-        return;
-      }
-      req.end(suffix);
-    });
-  });
 }

@@ -112,7 +112,11 @@ export interface HttpRequest {
   /** What log lines and the layer's messages show after the method (default the URL). */
   label?: string | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
-  body?: string | undefined;
+  /**
+   * A text, or a function opening the bytes afresh (a file's upload): each attempt, resend or
+   * redirect sends a new stream, never one an earlier attempt consumed.
+   */
+  body?: string | (() => ReadableStream<Uint8Array>) | undefined;
   /** Nothing happens twice if it arrives twice (GET, a create with a write token): may be resent after a reset. */
   resendable: boolean;
   call: CallContext;
@@ -187,12 +191,15 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     let headers = { ...request.headers };
     for (let hop = 0; ; hop++) {
       const started = performance.now();
+      const opened = typeof body === 'function' ? body() : body;
       const response = await fetchFn(url.href, {
         method,
         headers: url.origin === credentialOrigin ? headers : abroad(headers),
-        body,
+        body: opened,
         signal,
         redirect: 'manual',
+        // A stream goes out as it is read (fetch's `duplex`, not in every RequestInit typing).
+        ...(typeof opened === 'object' ? ({ duplex: 'half' } as object) : {}),
       });
       const what = hop === 0 ? label : url.href;
       const location = response.headers.get('location');

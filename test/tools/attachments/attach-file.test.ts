@@ -225,6 +225,45 @@ describe('zot attach KEY --file', () => {
     expect(logOf('POST', /./)).toHaveLength(0);
   });
 
+  it('a group that lets only admins edit files, a plain member: permission_denied naming the group, nothing created', async () => {
+    w.world.server.addGroup({
+      id: 61,
+      name: 'Admins edit files',
+      owner: BOB,
+      members: [ALICE],
+      fileEditing: 'admins',
+    });
+    const [groupParent] = w.world.server.library('groups/61').addItems([{ title: 'In 61' }]) as [string];
+    w.world.server.clearLog();
+    const r = await zot(['attach', groupParent, '--file', file('m.pdf', PDF), '--library-id', '61']);
+    expect(r.code).not.toBe(0);
+    expect(r.env.error).toMatchObject({ code: 'permission_denied' });
+    expect(r.env.error.message).toBe(
+      "The group 'Admins edit files' (61) lets only its admins edit files, so no file can be attached there: nothing was created.",
+    );
+    expect(attachments('groups/61')).toHaveLength(0);
+    expect(logOf('POST', /./)).toHaveLength(0);
+    expect(w.world.server.files.files.size).toBe(0);
+  });
+
+  it('a group that lets only admins edit files, an admin member: the upload is taken', async () => {
+    w.world.server.addGroup({
+      id: 62,
+      name: 'Admin Alice',
+      owner: BOB,
+      members: [],
+      admins: [ALICE],
+      fileEditing: 'admins',
+    });
+    const [groupParent] = w.world.server.library('groups/62').addItems([{ title: 'In 62' }]) as [string];
+    const r = await zot(['attach', groupParent, '--file', file('a.pdf', PDF), '--library-id', '62']);
+    expect(r.code).toBe(0);
+    const key = r.env.data.succeeded[0].key as string;
+    expect(r.env.data.succeeded[0]).toMatchObject({ md5: md5(PDF), upload: 'uploaded' });
+    expect(attachments('groups/62').map((i) => i.key)).toEqual([key]);
+    expect(w.world.server.files.files.get(`groups/62/${key}`)).toMatchObject({ md5: md5(PDF) });
+  });
+
   it('a group that lets members edit files takes the upload; a server-side File editing denied is permission_denied', async () => {
     const [groupParent] = w.world.server.library('groups/10').addItems([{ title: 'Group parent' }]) as [
       string,

@@ -369,7 +369,67 @@ describe('/authorize', () => {
     expect(w.zotero.requests).toEqual([]);
   });
 
-  it('sends a person who denies at Zotero back with access_denied, and a completed sign-in cannot be replayed', async () => {
+  it('completes a sign-in once: the callback replayed, or reached after 10 minutes, is refused', async () => {
+    const w = await world();
+    const clientId = await register(w);
+    const start = () =>
+      authorizeUrl(w, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challengeOf(newVerifier()),
+        code_challenge_method: 'S256',
+        scope: 'zotero:read',
+      });
+    /** The callback URL Zotero sends the browser to. */
+    const callbackFrom = async (url: string) => {
+      const toZotero = await fetch(url, { redirect: 'manual' });
+      const approved = await fetch(toZotero.headers.get('location')!, { redirect: 'manual' });
+      return approved.headers.get('location')!;
+    };
+    const callback = await callbackFrom(start());
+    expect(callback.startsWith(`${w.base}/oauth/zotero/callback?`)).toBe(true);
+    const first = await fetch(callback, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:9\/callback\?code=/);
+    const replay = await fetch(callback, { redirect: 'manual' });
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toContain(
+      'This sign-in is unknown, was already completed, or has expired (it lasts 10 minutes).',
+    );
+    const late = await callbackFrom(start());
+    w.clock.offsetMs = 10 * 60 * 1000 + 1;
+    expect((await fetch(late, { redirect: 'manual' })).status).toBe(400);
+    expect(w.signedIn).toHaveLength(1);
+  });
+
+  it('sends the person back with temporarily_unavailable when Zotero cannot be reached', async () => {
+    const { startZoteroOAuthServer } = await import('../../../support/zotero-oauth-server.js');
+    const zotero = await startZoteroOAuthServer();
+    const w = await world({ zotero });
+    await zotero.close();
+    const clientId = await register(w);
+    const response = await fetch(
+      authorizeUrl(w, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challengeOf(newVerifier()),
+        code_challenge_method: 'S256',
+        state: 'st-9',
+      }),
+      { redirect: 'manual' },
+    );
+    expect(response.status).toBe(302);
+    expect(Object.fromEntries(new URL(response.headers.get('location')!).searchParams)).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'The sign-in with Zotero could not start; try again in a moment.',
+      state: 'st-9',
+      iss: w.base,
+    });
+  });
+
+  it('sends a person who denies at Zotero back with access_denied', async () => {
     const w = await world();
     w.zotero.deny = true;
     const denied = await signIn(w);

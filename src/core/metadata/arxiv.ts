@@ -72,6 +72,7 @@ function isRecord(value: unknown): value is ArxivRecord {
 export async function arxivRecords(
   deps: Deps,
   ids: readonly string[],
+  options: { onProgress?: (done: number) => void } = {},
 ): Promise<Map<string, ArxivRecord | null | ZoteusError>> {
   const out = new Map<string, ArxivRecord | null | ZoteusError>();
   const cache = metadataCache(deps, 'arxiv', isRecord);
@@ -84,6 +85,7 @@ export async function arxivRecords(
   if (missing.length === 0) return out;
   const client = await serviceClient(deps, 'arxiv');
   const call = serviceCall(deps);
+  let done = wanted.length - missing.length;
   for (const batch of chunk(missing, ARXIV_BATCH)) {
     const url = `${deps.config.resolvers.arxiv}/query?id_list=${batch.map(encodeURIComponent).join(',')}&max_results=${batch.length}`;
     try {
@@ -103,6 +105,8 @@ export async function arxivRecords(
       if (!(error instanceof ZoteusError)) throw error;
       for (const id of batch) out.set(id, error);
     }
+    done += batch.length;
+    options.onProgress?.(done);
   }
   return out;
 }

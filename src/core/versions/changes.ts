@@ -1,7 +1,10 @@
 /**
  * What a published version changes in an item: the fields of the preview table (itemType,
- * publicationTitle, volume, issue, pages, date, DOI, url), old → new, and an `arXiv:` line in
- * Extra so the preprint's identifier survives the change of type. Pure: data in, changes out.
+ * publicationTitle, volume, issue, pages, date, DOI, url), old → new, and the preprint's
+ * identifier kept in Extra, where Zotero keeps what its fields have no place for: an `arXiv:`
+ * line for an arXiv preprint, a `Preprint DOI:` line for any other preprint DOI the published
+ * DOI replaces (a label no Zotero field or CSL variable claims, so it never stands in for the
+ * item's DOI). Other Extra lines are kept as they are. Pure: data in, changes out.
  */
 import type { ItemSchema } from '../items/schema.js';
 import type { Candidate } from './candidates.js';
@@ -58,16 +61,33 @@ export function statusChanges(
     changes.push({ field, from, to });
   }
   if (changes.length === 0) return changes;
-  const extra = extraWithArxiv(text(data.extra), candidate);
+  const extra = extraWithPreprintIds(text(data.extra), candidate, text(published.DOI));
   if (extra !== text(data.extra)) changes.push({ field: 'extra', from: text(data.extra), to: extra });
   return changes;
 }
 
-/** Extra with an `arXiv:` line for the preprint's id, unless it has one. */
-function extraWithArxiv(extra: string, candidate: Candidate): string {
-  if (!candidate.arxiv || /^arXiv:\s*\S/im.test(extra)) return extra;
-  const line = `arXiv: ${candidate.arxiv}`;
-  return extra.trim() ? `${extra.replace(/\s+$/, '')}\n${line}` : line;
+/** The label of the Extra line that keeps a preprint DOI the published DOI replaces. */
+export const PREPRINT_DOI_LABEL = 'Preprint DOI';
+
+/**
+ * Extra with the preprint's identifiers: an `arXiv:` line for its arXiv id unless Extra has
+ * one, and a `Preprint DOI:` line for its (non-arXiv) DOI when the published version has
+ * another DOI and Extra does not name it yet. Lines are added at the end; none is changed.
+ */
+function extraWithPreprintIds(extra: string, candidate: Candidate, publishedDoi: string): string {
+  const lines: string[] = [];
+  if (candidate.arxiv && !/^arXiv:\s*\S/im.test(extra)) lines.push(`arXiv: ${candidate.arxiv}`);
+  const doi = candidate.doi;
+  if (
+    candidate.reason !== 'early_access' &&
+    doi &&
+    !/^10\.48550\//i.test(doi) &&
+    doi.toLowerCase() !== publishedDoi.trim().toLowerCase() &&
+    !extra.toLowerCase().includes(doi.toLowerCase())
+  )
+    lines.push(`${PREPRINT_DOI_LABEL}: ${doi}`);
+  if (lines.length === 0) return extra;
+  return extra.trim() ? `${extra.replace(/\s+$/, '')}\n${lines.join('\n')}` : lines.join('\n');
 }
 
 /** The fields a type change drops (not in the new type), for the preview to show. */

@@ -8,6 +8,9 @@
  *    DOI's, or a location that is the published version.
  * The published DOI's own Crossref record then gives the fields. Early-access articles are
  * their own DOI's record: a match once Crossref has a volume, issue or pages.
+ * Each step reports its progress (start, each answered batch, complete) through deps.progress,
+ * as a phase of its own, so a long lookup is never silent; a candidate without a match is
+ * told which services were asked about it, or why none was.
  */
 import type { ZoteusError } from '../errors.js';
 import type { WebApiItem } from '../library/port.js';
@@ -92,6 +95,44 @@ function isPublishedWork(work: CrossrefWork): boolean {
 
 type Entry = { item: WebApiItem; candidate: Candidate };
 
+/** The progress phases of the lookup, one per step, in the order they run. */
+export const LOOKUP_PHASES = {
+  records: 'crossref_records',
+  arxiv: 'arxiv_records',
+  hasPreprint: 'crossref_has_preprint',
+  openalex: 'openalex_works',
+  published: 'crossref_published',
+} as const;
+
+/** One step's progress: `start`, a `progress` per answered batch, `complete` with its failures. */
+function stepProgress(deps: Deps, phase: string, total: number) {
+  if (total === 0) return { tick: () => undefined, end: () => undefined };
+  deps.progress({ event: 'start', phase, done: 0, total });
+  return {
+    tick: (done: number) => deps.progress({ event: 'progress', phase, done: Math.min(done, total), total }),
+    end: (failed: number) =>
+      deps.progress({ event: 'complete', phase, done: total, total, succeeded: total - failed, failed }),
+  };
+}
+
+function failures(results: ReadonlyMap<string, unknown>): number {
+  let n = 0;
+  for (const value of results.values()) if (isError(value)) n += 1;
+  return n;
+}
+
+const SERVICE_ORDER = ['Crossref', 'arXiv', 'OpenAlex'] as const;
+
+/** Why a candidate without a match has none: what was asked about it, or why nothing was. */
+function missWhy(candidate: Candidate, asked: ReadonlySet<string> | undefined): string {
+  const names = SERVICE_ORDER.filter((s) => asked?.has(s));
+  if (names.length) return `No published version was found (${names.join(', ')}).`;
+  const why = candidate.server
+    ? `a candidate for its ${candidate.server} URL, it has no DOI or arXiv id`
+    : 'it has no DOI or arXiv id';
+  return `Nothing was asked: ${why} to look a published version up by.`;
+}
+
 export async function findPublished(
   deps: Deps,
   schema: ItemSchema,
@@ -105,15 +146,31 @@ export async function findPublished(
   const errors = new Map<string, ZoteusError>();
   /** Candidate key → the published DOI and how it was found. */
   const links = new Map<string, { doi: string; source: Evidence['source']; relation: string }>();
+  /** Candidate key → the services asked about it. */
+  const asked = new Map<string, Set<string>>();
+  const ask = (key: string, service: string) => {
+    const set = asked.get(key) ?? new Set<string>();
+    set.add(service);
+    asked.set(key, set);
+  };
   const lower = (doi: string | undefined) => doi?.toLowerCase();
 
   // 1. Crossref records of the preprint DOIs (and early-access DOIs, which are their own answer).
   const ownDois = candidates.flatMap((c) =>
     c.candidate.doi && !/^10\.48550\//i.test(c.candidate.doi) ? [c.candidate.doi] : [],
   );
-  const own: CrossrefResults = ownDois.length ? await crossrefWorks(deps, ownDois) : new Map();
+  const ownStep = stepProgress(
+    deps,
+    LOOKUP_PHASES.records,
+    new Set(ownDois.map((d) => d.toLowerCase())).size,
+  );
+  const own: CrossrefResults = ownDois.length
+    ? await crossrefWorks(deps, ownDois, { onProgress: ownStep.tick })
+    : new Map();
+  ownStep.end(failures(own));
   for (const { item, candidate } of candidates) {
     const answer = own.get(lower(candidate.doi) ?? '');
+    if (answer !== undefined) ask(item.key, 'Crossref');
     if (isError(answer)) errors.set(item.key, answer);
     if (!answer || isError(answer) || candidate.reason === 'early_access') continue;
     const target = answer.relations['is-preprint-of']?.find((r) => r.idType === 'doi');
@@ -125,11 +182,18 @@ export async function findPublished(
   const arxivIds = candidates.flatMap((c) =>
     c.candidate.arxiv && !links.has(c.item.key) ? [c.candidate.arxiv] : [],
   );
+  const arxivStep = stepProgress(
+    deps,
+    LOOKUP_PHASES.arxiv,
+    new Set(arxivIds.map((i) => i.toLowerCase())).size,
+  );
   const records: Awaited<ReturnType<typeof arxivRecords>> = arxivIds.length
-    ? await arxivRecords(deps, arxivIds)
+    ? await arxivRecords(deps, arxivIds, { onProgress: arxivStep.tick })
     : new Map();
+  arxivStep.end(failures(records));
   for (const { item, candidate } of candidates) {
     if (!candidate.arxiv || links.has(item.key)) continue;
+    ask(item.key, 'arXiv');
     const record = records.get(candidate.arxiv.toLowerCase());
     if (isError(record)) errors.set(item.key, record);
     else if (record?.doi && !/^10\.48550\//i.test(record.doi))
@@ -143,11 +207,17 @@ export async function findPublished(
     const doi =
       candidate.doi ??
       (candidate.arxiv ? `10.48550/arxiv.${candidate.arxiv.replace(/v\d+$/i, '')}` : undefined);
-    if (doi && !doi.includes(',')) preprintIds.set(doi.toLowerCase(), item.key);
+    if (doi && !doi.includes(',')) {
+      preprintIds.set(doi.toLowerCase(), item.key);
+      ask(item.key, 'Crossref');
+    }
   }
   const call = serviceCall(deps);
   const base = deps.config.resolvers.crossref;
   const mailto = deps.config.resolvers.mailto;
+  const namedStep = stepProgress(deps, LOOKUP_PHASES.hasPreprint, preprintIds.size);
+  let named = 0;
+  let namedFailed = 0;
   for (const batch of chunk([...preprintIds.keys()], CROSSREF_BATCH)) {
     const filter = [
       'relation.type:has-preprint',
@@ -172,12 +242,16 @@ export async function findPublished(
       }
     } catch (error) {
       if (!isError(error)) throw error;
+      namedFailed += batch.length;
       for (const doi of batch) {
         const key = preprintIds.get(doi) as string;
         if (!errors.has(key)) errors.set(key, error as ZoteusError);
       }
     }
+    named += batch.length;
+    namedStep.tick(named);
   }
+  namedStep.end(namedFailed);
 
   // 4. OpenAlex, for what is still open (only with its API key).
   const openDois = candidates.flatMap((c) =>
@@ -186,11 +260,22 @@ export async function findPublished(
       : [],
   );
   const openalexNote = openAlexSkipped(deps);
-  if (openDois.length) {
-    const openalex = await openAlexWorks(deps, openDois);
+  let openalexRequests: number | undefined;
+  if (openDois.length && !openalexNote) {
+    const client = await serviceClient(deps, 'openalex', [deps.config.metadata.openalexKey]);
+    const before = client.sent;
+    const openStep = stepProgress(
+      deps,
+      LOOKUP_PHASES.openalex,
+      new Set(openDois.map((d) => d.toLowerCase())).size,
+    );
+    const openalex = await openAlexWorks(deps, openDois, { onProgress: openStep.tick });
+    openStep.end(openalex.works ? failures(openalex.works) : 0);
+    openalexRequests = client.sent - before;
     if (openalex.skipped === undefined) {
       for (const { item, candidate } of candidates) {
         if (!candidate.doi || links.has(item.key) || candidate.reason === 'early_access') continue;
+        ask(item.key, 'OpenAlex');
         const work = openalex.works.get(candidate.doi.toLowerCase());
         if (isError(work)) {
           if (!errors.has(item.key)) errors.set(item.key, work);
@@ -212,7 +297,11 @@ export async function findPublished(
 
   // The published records, batched; early access reads its own record from step 1.
   const linked = [...new Set([...links.values()].map((l) => l.doi))].filter((d) => !own.has(d));
-  const published: CrossrefResults = linked.length ? await crossrefWorks(deps, linked) : new Map();
+  const publishedStep = stepProgress(deps, LOOKUP_PHASES.published, linked.length);
+  const published: CrossrefResults = linked.length
+    ? await crossrefWorks(deps, linked, { onProgress: publishedStep.tick })
+    : new Map();
+  publishedStep.end(failures(published));
   const recordOf = (doi: string) => own.get(doi) ?? published.get(doi);
   for (const { item, candidate } of candidates) {
     const title = typeof item.data.title === 'string' ? item.data.title : '';
@@ -233,11 +322,7 @@ export async function findPublished(
     if (!link) {
       const error = errors.get(item.key);
       if (error) found.failures.set(item.key, error);
-      else
-        found.misses.set(
-          item.key,
-          `No published version was found (${['Crossref', candidate.arxiv ? 'arXiv' : '', candidate.doi && !openalexNote ? 'OpenAlex' : ''].filter(Boolean).join(', ')}).`,
-        );
+      else found.misses.set(item.key, missWhy(candidate, asked.get(item.key)));
       continue;
     }
     const work = recordOf(link.doi);
@@ -262,7 +347,11 @@ export async function findPublished(
   found.sources.push({ service: 'Crossref', requests: crossref.sent - sentBefore.crossref });
   if (arxivIds.length || arxiv.sent > sentBefore.arxiv)
     found.sources.push({ service: 'arXiv', requests: arxiv.sent - sentBefore.arxiv });
-  found.sources.push({ service: 'OpenAlex', ...(openalexNote ? { note: openalexNote } : {}) });
+  found.sources.push({
+    service: 'OpenAlex',
+    ...(openalexRequests !== undefined ? { requests: openalexRequests } : {}),
+    ...(openalexNote ? { note: openalexNote } : {}),
+  });
   return found;
 }
 

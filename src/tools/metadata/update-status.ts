@@ -53,7 +53,7 @@ export default defineTool({
   title: 'Update preprint status',
   summary: 'Find the published versions of preprints and early-access articles; preview, then apply.',
   description:
-    "Update preprints to their published version (type, journal, volume, pages, date, DOI, url overwritten; arXiv id kept in Extra). Preview one of item_keys, collection_key, all; apply its plan_id alone (tag, note: tag each item, add a note of the change). Writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Empty fields: zotero_enrich.",
+    "Update preprints to their published version (type, journal, volume, pages, date, DOI, url overwritten; preprint id kept in Extra). Preview one of item_keys, collection_key, all; apply its plan_id alone (tag, note: tag each item, add a note of the change). Writes via the desktop's local API if authorised, else Web API with a ZOTERO_API_KEY that can write. Empty fields: zotero_enrich.",
   ...previewUnlessApplied('destructive'),
   openWorld: true,
   since: '0.2.0',

@@ -10,8 +10,10 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/surfaces/cli/main.js';
 import { groups, tools } from '../../../src/tools/index.js';
+import { fakeClock } from '../../support/metadata-services/clock.js';
 import {
   crossrefWork,
+  openAlexWork,
   startMetadataFakes,
   type MetadataFakes,
 } from '../../support/metadata-services/index.js';
@@ -80,6 +82,7 @@ afterEach(async () => {
   await w.close();
 });
 
+/** `zot …` in process; its sleeps (the services' pace, Retry-After) cost nothing. */
 async function zot(argv: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
@@ -101,6 +104,7 @@ async function zot(argv: string[], env: Record<string, string> = {}) {
     io: { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), stdin },
     tools,
     groups,
+    clock: fakeClock(),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read the envelope loosely
   const envelope = JSON.parse(stdout) as { ok: boolean | 'partial'; data: any; error: any; next?: string[] };
@@ -154,6 +158,8 @@ describe('zot update-status: the preview', () => {
             from: 'https://www.biorxiv.org/content/10.1101/2020.01.01.111111v1',
             to: 'https://doi.org/10.5555/pub.1',
           },
+          // The preprint DOI the published one replaces, kept where Zotero has room for it.
+          { field: 'extra', from: '', to: `Preprint DOI: ${BIO_DOI}` },
         ],
         dropped: [{ field: 'repository', from: 'bioRxiv', to: '' }],
         status: 'planned',
@@ -258,6 +264,7 @@ describe('zot update-status --apply', () => {
       date: '2021-05-04',
       DOI: '10.5555/pub.1',
       url: 'https://doi.org/10.5555/pub.1',
+      extra: `Preprint DOI: ${BIO_DOI}`,
     });
     // The change of type dropped what a journal article has no place for.
     expect(item(keys.bio).repository).toBeUndefined();
@@ -359,14 +366,18 @@ describe('zot update-status: batches, faults and arXiv', () => {
     const { code, env } = await zot(['update-status', ...batch]);
     expect(code).toBe(0);
     expect(env.data.candidates).toBe(500);
-    expect(env.data.updates.length + (env.data.totalUpdates ? 0 : 0)).toBeGreaterThan(0);
-    expect(env.data.totalUpdates ?? env.data.updates.length).toBe(500);
+    // Every one is planned; 500 updates do not fit the answer: it lists the first ones, and says so.
+    expect(env.data.truncated).toBe(true);
+    expect(env.data.totalUpdates).toBe(500);
+    const listed = env.data.updates.map((u: { key: string }) => u.key) as string[];
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThan(500);
+    expect(listed).toEqual(batch.slice(0, listed.length));
     // ⌈500/50⌉ for the preprints' records, as many for the published ones.
     expect(meta.count('crossref')).toBe(20);
     expect(w.world.server.log.filter((e) => e.method === 'GET' && /\/items/.test(e.path))).toHaveLength(10);
     // Bounded: the answer stays under 100 KB and says how much it lists.
     expect(JSON.stringify(env).length).toBeLessThan(100_000);
-    if (env.data.truncated) expect(env.data.updates.length).toBeLessThan(500);
     // The plan holds all 500: applying it writes 500 items in ⌈500/50⌉ batches.
     w.world.server.clearLog();
     const applied = await zot(['update-status', '--apply', '--plan', env.data.planId as string, '--yes']);
@@ -517,6 +528,7 @@ describe('zot update-status --note', () => {
         '<li>volume: (empty) → 12</li><li>issue: (empty) → 3</li><li>pages: (empty) → 100-110</li>' +
         '<li>date: 2020-01-01 → 2021-05-04</li><li>DOI: 10.1101/2020.01.01.111111 → 10.5555/pub.1</li>' +
         '<li>url: https://www.biorxiv.org/content/10.1101/2020.01.01.111111v1 → https://doi.org/10.5555/pub.1</li>' +
+        '<li>extra: (empty) → Preprint DOI: 10.1101/2020.01.01.111111</li>' +
         '<li>repository: bioRxiv → (removed)</li></ul>',
     );
     // The same call again replays; a new call finds the item up to date and writes nothing.
@@ -533,5 +545,195 @@ describe('zot update-status --note', () => {
     const again = await zot(['update-status', keys.bio, '--apply', '--note', '--yes']);
     expect(again.env.data.updates).toEqual([]);
     expect(notes()).toHaveLength(1);
+  });
+});
+
+/** The NDJSON progress events of a run's stderr. */
+function events(stderr: string): Array<Record<string, unknown>> {
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('zot update-status: scopes and keys that name no item', () => {
+  it('a key that names no item is one failed entry; the others are answered (exit 7)', async () => {
+    const { code, env } = await zot(['update-status', keys.bio, 'ZZZZ2345', keys.issued]);
+    expect(code).toBe(7);
+    expect(env.ok).toBe('partial');
+    expect(env.data.failed).toEqual([
+      expect.objectContaining({ index: 1, key: 'ZZZZ2345', reason: 'not_found' }),
+    ]);
+    expect(env.data.updates.map((u: { key: string }) => u.key)).toEqual([keys.bio, keys.issued]);
+    expect(env.data.planId).toMatch(/^p_/);
+  });
+
+  it('--collection checks the top-level items of that collection only', async () => {
+    const lib = w.world.server.library(LIB);
+    const [coll] = lib.addCollections([{ name: 'Coasts' }]) as [string];
+    lib.editItem(keys.bio, { collections: [coll] });
+    lib.editItem(keys.early, { collections: [coll] });
+    lib.editItem(keys.plain, { collections: [coll] });
+    meta.clearLog();
+    const { code, env } = await zot(['update-status', '--collection', coll]);
+    expect(code).toBe(0);
+    expect(env.data).toMatchObject({ checked: 3, candidates: 2 });
+    expect(env.data.updates.map((u: { key: string }) => u.key)).toEqual([keys.bio]);
+    expect(env.data.unmatched.map((u: { key: string }) => u.key)).toEqual([keys.early]);
+    // Only the collection's DOIs were asked about.
+    expect(meta.log[0]!.ids.sort()).toEqual([BIO_DOI, '10.5555/ea.1'].sort());
+  });
+
+  it('--all checks every top-level item of the library, and applies in one call', async () => {
+    const { code, env } = await zot(['update-status', '--all', '--apply', '--yes']);
+    expect(code).toBe(0);
+    expect(env.data).toMatchObject({ applied: true, checked: 5, candidates: 4 });
+    expect(env.data.updates.map((u: { key: string; status: string }) => [u.key, u.status])).toEqual([
+      [keys.bio, 'applied'],
+      [keys.issued, 'applied'],
+    ]);
+    expect(item(keys.bio)).toMatchObject({ itemType: 'journalArticle', extra: `Preprint DOI: ${BIO_DOI}` });
+    w.world.server.clearLog();
+    const again = await zot(['update-status', '--all', '--apply', '--yes']);
+    expect(again.code).toBe(0);
+    expect(again.env.data.updates).toEqual([]);
+    expect(writes()).toEqual([]);
+  });
+});
+
+describe('zot update-status: the preprint identifiers kept, progress, and what was asked', () => {
+  it('an SSRN preprint found through OpenAlex keeps its DOI in a Preprint DOI line, the other Extra lines untouched; a re-run writes nothing', async () => {
+    const SSRN = '10.2139/ssrn.3456789';
+    const [key] = w.world.server.library(LIB).addItems([
+      {
+        itemType: 'preprint',
+        title: 'Tidal energy and estuary ecology',
+        DOI: SSRN,
+        extra: 'Original Date: 2019\ntex.note: mine',
+      },
+    ]) as [string];
+    meta.addCrossref(
+      crossrefWork({ doi: SSRN, title: 'Tidal energy and estuary ecology', type: 'posted-content' }),
+    );
+    meta.addOpenAlex({
+      ...openAlexWork({ doi: SSRN, title: 'Tidal energy and estuary ecology' }),
+      type: 'preprint',
+      locations: [
+        { landing_page_url: `https://doi.org/${SSRN}`, version: 'submittedVersion', is_published: false },
+        {
+          landing_page_url: 'https://doi.org/10.5555/tide.4',
+          version: 'publishedVersion',
+          is_published: true,
+        },
+      ],
+    });
+    meta.addCrossref({
+      ...crossrefWork({ doi: '10.5555/tide.4', title: 'Tidal Energy and Estuary Ecology' }),
+      volume: '31',
+      page: '7-19',
+    });
+    const oa = { ZOTEUS_OPENALEX_API_KEY: 'oa-test-key' };
+    const preview = await zot(['update-status', key], oa);
+    expect(preview.code).toBe(0);
+    const [update] = preview.env.data.updates;
+    expect(update).toMatchObject({
+      key,
+      reason: 'preprint_type',
+      server: 'SSRN',
+      evidence: { source: 'openalex', relation: 'openalex-work', doi: '10.5555/tide.4', similarity: 1 },
+    });
+    // The preview shows the line before anything is written.
+    expect(update.changes.at(-1)).toEqual({
+      field: 'extra',
+      from: 'Original Date: 2019\ntex.note: mine',
+      to: `Original Date: 2019\ntex.note: mine\nPreprint DOI: ${SSRN}`,
+    });
+    expect(preview.env.data.sources).toContainEqual({ service: 'OpenAlex', requests: 1 });
+    expect(meta.log.filter((e) => e.service === 'openalex').map((e) => e.ids)).toEqual([[SSRN]]);
+
+    const applied = await zot(['update-status', '--apply', '--plan', preview.env.data.planId, '--yes'], oa);
+    expect(applied.code).toBe(0);
+    expect(item(key)).toMatchObject({
+      itemType: 'journalArticle',
+      DOI: '10.5555/tide.4',
+      volume: '31',
+      extra: `Original Date: 2019\ntex.note: mine\nPreprint DOI: ${SSRN}`,
+    });
+    w.world.server.clearLog();
+    const again = await zot(['update-status', key, '--apply', '--yes'], oa);
+    expect(again.code).toBe(0);
+    expect(again.env.data).toMatchObject({ candidates: 0, updates: [] });
+    expect(writes()).toEqual([]);
+  });
+
+  it('a journal article flagged only by its bioRxiv URL says nothing was asked, and nothing was', async () => {
+    const [key] = w.world.server.library(LIB).addItems([
+      {
+        itemType: 'journalArticle',
+        title: 'Mangrove roots',
+        url: 'https://www.biorxiv.org/content/early/2021/01/01/mangrove',
+      },
+    ]) as [string];
+    meta.clearLog();
+    const { code, env } = await zot(['update-status', key]);
+    expect(code).toBe(0);
+    expect(env.data.unmatched).toEqual([
+      {
+        key,
+        title: 'Mangrove roots',
+        reason: 'preprint_server',
+        why: 'Nothing was asked: a candidate for its bioRxiv/medRxiv URL, it has no DOI or arXiv id to look a published version up by.',
+      },
+    ]);
+    expect(meta.log).toEqual([]);
+    expect(env.data.sources[0]).toEqual({ service: 'Crossref', requests: 0 });
+  });
+
+  it('reports each lookup step on stderr: start and complete, with its count and failures', async () => {
+    const { code, stderr } = await zot(['update-status', ...allKeys()]);
+    expect(code).toBe(0);
+    const steps = events(stderr).filter((e) => e.event !== 'progress' && e.phase !== 'read');
+    expect(steps.map((e) => [e.event, e.phase, e.total])).toEqual([
+      // The three preprint/early DOIs at Crossref, the arXiv id, the arXiv preprint at Crossref, the linked records.
+      ['start', 'crossref_records', 3],
+      ['complete', 'crossref_records', 3],
+      ['start', 'arxiv_records', 1],
+      ['complete', 'arxiv_records', 1],
+      ['start', 'crossref_published', 2],
+      ['complete', 'crossref_published', 2],
+    ]);
+    expect(steps.at(-1)).toMatchObject({ done: 2, succeeded: 2, failed: 0 });
+  });
+});
+
+describe('zot update-status --apply: a concurrent edit during the write', () => {
+  it('a 412 in the batch answer re-reads; the item edited meanwhile is a conflict, its edit kept, the other applied (exit 7)', async () => {
+    const preview = await zot(['update-status', keys.bio, keys.issued]);
+    // Between the apply's read and its write, someone sets the volume the plan would set.
+    w.world.server.faults.concurrentEdit({
+      match: { method: 'POST' },
+      apply: (s) => s.library(LIB).editItem(keys.bio, { volume: '99' }),
+    });
+    w.world.server.clearLog();
+    const applied = await zot(['update-status', '--apply', '--plan', preview.env.data.planId, '--yes']);
+    expect(applied.code).toBe(7);
+    expect(applied.env.ok).toBe('partial');
+    // The batch's answer failed the stale item with 412: it was read again, and not sent again.
+    expect(w.world.server.log.map((e) => `${e.method} ${e.path}`)).toEqual([
+      `GET /${LIB}/items`,
+      `POST /${LIB}/items`,
+      `GET /${LIB}/items`,
+    ]);
+    expect(applied.env.data.failed).toEqual([
+      expect.objectContaining({
+        key: keys.bio,
+        reason: 'conflict',
+        message: expect.stringMatching(new RegExp(`^Item ${keys.bio} was edited since the preview`)),
+      }),
+    ]);
+    expect(applied.env.data.succeeded).toEqual([keys.issued]);
+    expect(item(keys.bio)).toMatchObject({ itemType: 'preprint', volume: '99', DOI: BIO_DOI });
+    expect(item(keys.bio).extra ?? '').toBe('');
+    expect(item(keys.issued)).toMatchObject({ volume: '7', issue: '2', pages: '55-70' });
   });
 });

@@ -22,7 +22,7 @@ const LIB = 'users/1';
 
 interface Case {
   /** Seeds the library; returns the tool's arguments. */
-  seed(world: World): Record<string, unknown>;
+  seed(world: World): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Which answer the proxy loses (default: the first request that is not a GET). */
   drop?: { method?: string; path?: RegExp };
   /** The library after the change: exactly one copy of it. */
@@ -283,12 +283,12 @@ const CASES: Record<string, Case> = {
   },
   zotero_undo: {
     // A journaled tag addition (written to the journal here, as the tag tool would): undone once.
-    seed: (world) => {
+    seed: async (world) => {
       const [key] = lib(world).addItems([{ title: 'Sweep undo', tags: [{ tag: 'sweep-added' }] }]);
       const item = lib(world).items.get(key as string) as unknown as Record<string, unknown>;
       const journal = openJournal(join(world.box.env.ZOTEUS_DATA_DIR as string, 'journal.db'));
       const requestId = 'sweepundo001';
-      journal.beginRequest({
+      await journal.beginRequest({
         requestId,
         tool: 'zotero_manage_tags',
         args: {},
@@ -297,7 +297,7 @@ const CASES: Record<string, Case> = {
         undoOf: undefined,
         undo: { restores: 'the tags' },
       });
-      const [id] = journal.record(requestId, [
+      const [id] = await journal.record(requestId, [
         {
           library: LIB,
           kind: 'items',
@@ -307,9 +307,9 @@ const CASES: Record<string, Case> = {
           sent: { tags: [{ tag: 'sweep-added' }] },
         },
       ]);
-      journal.settle([{ id: id as number, status: 'done', afterVersion: item.version as number }]);
-      journal.finishRequest(requestId, 'done');
-      journal.close();
+      await journal.settle([{ id: id as number, status: 'done', afterVersion: item.version as number }]);
+      await journal.finishRequest(requestId, 'done');
+      await journal.close();
       return { request_id: requestId };
     },
     check(world) {
@@ -516,7 +516,7 @@ describe('retry safety of every mutating tool', () => {
   it.each(Object.keys(CASES))('%s: a lost answer never doubles the write', async (name) => {
     const c = CASES[name] as Case;
     const tool = name.split(':')[0] as string;
-    const args = c.seed(world);
+    const args = await c.seed(world);
     proxy.clear();
     const drop = c.drop ?? {};
     if (drop.method !== 'NONE')

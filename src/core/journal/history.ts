@@ -70,15 +70,15 @@ function since(text: string | undefined): number | undefined {
  * Whether undo can still restore a request, and the reason when not. A request that wrote
  * nothing per object (a file upload alone) is asked of its entries: what undo would do with them.
  */
-export function undoability(
+export async function undoability(
   r: RequestSummary,
-  plan: () => { plans: readonly unknown[]; notUndoable: ReadonlyArray<{ reason: string }> },
-): { undoable: boolean; reason?: string } {
+  plan: () => Promise<{ plans: readonly unknown[]; notUndoable: ReadonlyArray<{ reason: string }> }>,
+): Promise<{ undoable: boolean; reason?: string }> {
   const landed = r.counts.done + r.counts.unknown + r.counts.pending;
   if (!r.undo) return { undoable: false, reason: `${r.tool} declares nothing that undo can restore` };
   if (landed === 0) return { undoable: false, reason: 'nothing it sent landed' };
   if (r.ops.other > 0 && r.ops.other === r.ops.update + r.ops.create + r.ops.delete + r.ops.other) {
-    const { plans, notUndoable } = plan();
+    const { plans, notUndoable } = await plan();
     if (plans.length === 0) {
       return {
         undoable: false,
@@ -102,10 +102,11 @@ export async function listHistory(deps: Deps, input: HistoryInput): Promise<Hist
   const { planUndo } = await import('./undo.js');
   const journal = openJournal(path, { now: () => deps.clock.now(), days: journalDays(deps.env) });
   try {
-    const { requests, total } = journal.history({ start, limit, since: from, tool: input.tool });
-    const rows = requests.map((r): HistoryRow => {
-      const verdict = undoability(r, () => planUndo(journal.entries(r.requestId)));
-      return {
+    const { requests, total } = await journal.history({ start, limit, since: from, tool: input.tool });
+    const rows: HistoryRow[] = [];
+    for (const r of requests) {
+      const verdict = await undoability(r, async () => planUndo(await journal.entries(r.requestId)));
+      rows.push({
         requestId: r.requestId,
         time: new Date(r.createdAt).toISOString(),
         tool: r.tool,
@@ -123,8 +124,8 @@ export async function listHistory(deps: Deps, input: HistoryInput): Promise<Hist
         ...(r.undo ? { restores: r.undo.restores, ...(r.undo.cannot ? { cannot: r.undo.cannot } : {}) } : {}),
         ...(r.undoOf ? { undoOf: r.undoOf } : {}),
         ...(r.undoneBy.length ? { undoneBy: r.undoneBy } : {}),
-      };
-    });
+      });
+    }
     const next = start + rows.length;
     return {
       requests: rows,
@@ -134,6 +135,6 @@ export async function listHistory(deps: Deps, input: HistoryInput): Promise<Hist
       journal: path,
     };
   } finally {
-    journal.close();
+    await journal.close();
   }
 }

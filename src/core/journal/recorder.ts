@@ -77,7 +77,7 @@ export function createRecorder(options: RecorderOptions): JournalRecorder {
     async record(entries) {
       const store = await open();
       if (!begun) {
-        store.beginRequest({
+        await store.beginRequest({
           requestId: options.requestId,
           tool: options.tool,
           args: options.args,
@@ -92,13 +92,13 @@ export function createRecorder(options: RecorderOptions): JournalRecorder {
     },
     async settle(settlements) {
       if (settlements.length === 0) return;
-      (await open()).settle(settlements);
+      await (await open()).settle(settlements);
     },
     async finish(status) {
       if (!journal) return;
       const store = await journal;
-      if (begun) store.finishRequest(options.requestId, status);
-      store.close();
+      if (begun) await store.finishRequest(options.requestId, status);
+      await store.close();
       journal = undefined;
     },
   };

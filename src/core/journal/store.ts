@@ -90,17 +90,17 @@ export interface HistoryQuery {
 export interface Journal {
   readonly path: string;
   /** The request's row, once (a later call of the same request id keeps the first). */
-  beginRequest(request: Omit<RequestRecord, 'status' | 'finishedAt'>): void;
+  beginRequest(request: Omit<RequestRecord, 'status' | 'finishedAt'>): Promise<void>;
   /** One transaction: the entries of one batch, pending; their ids in order. */
-  record(requestId: string, entries: readonly NewEntry[]): number[];
+  record(requestId: string, entries: readonly NewEntry[]): Promise<number[]>;
   /** One transaction: the outcome of a batch's entries. */
-  settle(settlements: readonly Settlement[]): void;
-  finishRequest(requestId: string, status: RequestStatus): void;
-  request(requestId: string): RequestRecord | undefined;
-  entries(requestId: string): EntryRecord[];
+  settle(settlements: readonly Settlement[]): Promise<void>;
+  finishRequest(requestId: string, status: RequestStatus): Promise<void>;
+  request(requestId: string): Promise<RequestRecord | undefined>;
+  entries(requestId: string): Promise<EntryRecord[]>;
   /** Newest first, with counts; `total` matches the filter. */
-  history(query: HistoryQuery): { requests: RequestSummary[]; total: number };
-  close(): void;
+  history(query: HistoryQuery): Promise<{ requests: RequestSummary[]; total: number }>;
+  close(): Promise<void>;
 }
 
 const SCHEMA = `
@@ -278,7 +278,7 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
 
   return {
     path,
-    beginRequest(request) {
+    async beginRequest(request) {
       guard(() =>
         s.begin.run({
           requestId: request.requestId,
@@ -291,16 +291,16 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
         }),
       );
     },
-    record: (requestId, entries) => guard(() => record.immediate(requestId, entries)),
-    settle: (settlements) => guard(() => settle.immediate(settlements)),
-    finishRequest(requestId, status) {
+    record: async (requestId, entries) => guard(() => record.immediate(requestId, entries)),
+    settle: async (settlements) => guard(() => settle.immediate(settlements)),
+    async finishRequest(requestId, status) {
       guard(() => s.finish.run(status, now(), requestId));
     },
-    request(requestId) {
+    async request(requestId) {
       const row = guard(() => s.request.get(requestId));
       return row ? toRequest(row) : undefined;
     },
-    entries(requestId) {
+    async entries(requestId) {
       return guard(() => s.entries.all(requestId)).map((row) => ({
         id: row.id,
         requestId: row.request_id,
@@ -315,7 +315,7 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
         after: parse(row.after_json),
       }));
     },
-    history(query) {
+    async history(query) {
       return guard(() => {
         const where: string[] = [];
         const params: Array<string | number> = [];
@@ -357,7 +357,7 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
         return { requests, total };
       });
     },
-    close() {
+    async close() {
       db.close();
     },
   };

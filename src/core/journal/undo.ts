@@ -245,9 +245,9 @@ export async function previewUndo(deps: Deps, input: UndoInput): Promise<Record<
   if (!existsSync(path)) return unknown;
   const journal = (await import('./store.js')).openJournal(path);
   try {
-    const request = journal.request(input.request_id);
+    const request = await journal.request(input.request_id);
     if (!request || request.library === undefined) return unknown;
-    const { plans, notUndoable } = planUndo(journal.entries(request.requestId));
+    const { plans, notUndoable } = planUndo(await journal.entries(request.requestId));
     const objects = plans.slice(0, PREVIEW_OBJECTS).map((p) => ({
       key: p.key,
       kind: p.kind,
@@ -268,7 +268,7 @@ export async function previewUndo(deps: Deps, input: UndoInput): Promise<Record<
       not_undoable: notUndoable,
     };
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 
@@ -296,12 +296,12 @@ export async function undoRequest(deps: Deps, input: UndoInput): Promise<UndoOut
   try {
     return await undoWith(deps, journal, path, input);
   } finally {
-    own?.close();
+    await own?.close();
   }
 }
 
 async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoInput): Promise<UndoOutput> {
-  const request = journal.request(input.request_id);
+  const request = await journal.request(input.request_id);
   if (!request || request.library === undefined) throw unknownRequest(input.request_id, path);
   const library = request.library;
   if (input.library_id !== undefined || input.library_type !== undefined) {
@@ -331,7 +331,7 @@ async function undoWith(deps: Deps, journal: Journal, path: string, input: UndoI
   }
   deps.journal?.undoing(request.requestId);
 
-  const { plans, notUndoable } = planUndo(journal.entries(request.requestId));
+  const { plans, notUndoable } = planUndo(await journal.entries(request.requestId));
   const out: UndoOutput = {
     requestId: request.requestId,
     tool: request.tool,

@@ -6,13 +6,16 @@
  * SQLite the IMMEDIATE transaction is the lock.)
  */
 import { ZoteusError } from '../errors.js';
-import type { SqlClient } from './sql.js';
+import type { Dialect, SqlClient } from './sql.js';
 
 export interface Migration {
   /** `0001_idempotency`: a number that orders it, and what it makes. */
   id: string;
-  /** Statements run in order, in the portable SQL of sql.ts. */
-  statements: readonly string[];
+  /**
+   * Statements run in order, in the portable SQL of sql.ts; a function of the dialect where
+   * the two differ (a generated row id is BIGSERIAL in PostgreSQL, AUTOINCREMENT in SQLite).
+   */
+  statements: readonly string[] | ((dialect: Dialect) => readonly string[]);
 }
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS zoteus_migrations (
@@ -74,7 +77,9 @@ export async function migrate(
       if (tx.dialect === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(?)', [ADVISORY_LOCK]);
       const already = await tx.query('SELECT id FROM zoteus_migrations WHERE id = ?', [migration.id]);
       if (already.length > 0) return false;
-      for (const statement of migration.statements) await tx.run(statement);
+      const statements =
+        typeof migration.statements === 'function' ? migration.statements(tx.dialect) : migration.statements;
+      for (const statement of statements) await tx.run(statement);
       await tx.run('INSERT INTO zoteus_migrations (id, applied_at) VALUES (?, ?)', [migration.id, now()]);
       return true;
     });

@@ -109,8 +109,8 @@ describe('a crash between journal and write (the built CLI: npm run build first)
 
     // The journal holds the pending entry, committed before the request was sent.
     const journal = openJournal(journalFile());
-    const [request] = journal.history({ start: 0, limit: 5 }).requests;
-    journal.close();
+    const [request] = (await journal.history({ start: 0, limit: 5 })).requests;
+    await journal.close();
     expect(request).toMatchObject({ tool: 'zotero_manage_tags', status: 'pending', counts: { pending: 1 } });
 
     const h = await zotAt(['history'], { env: w.env() });

@@ -33,26 +33,26 @@ function request(id: string, createdAt: number) {
 }
 
 describe('the journal file', () => {
-  it('keeps requests for ZOTEUS_JOURNAL_DAYS days (90 by default), entries with them', () => {
+  it('keeps requests for ZOTEUS_JOURNAL_DAYS days (90 by default), entries with them', async () => {
     const t0 = Date.UTC(2026, 0, 1);
     const j = journalAt(t0);
-    j.beginRequest(request('old', t0));
-    j.record('old', [
+    await j.beginRequest(request('old', t0));
+    await j.record('old', [
       { library: 'users/1', kind: 'items', key: 'AAAAAAAA', op: 'update', before: null, sent: {} },
     ]);
-    j.beginRequest(request('newer', t0 + 50 * DAY));
-    j.close();
+    await j.beginRequest(request('newer', t0 + 50 * DAY));
+    await j.close();
     const at89 = journalAt(t0 + 89 * DAY);
-    expect(at89.request('old')).toBeDefined();
-    at89.close();
+    expect(await at89.request('old')).toBeDefined();
+    await at89.close();
     const at91 = journalAt(t0 + 91 * DAY);
-    expect(at91.request('old')).toBeUndefined();
-    expect(at91.entries('old')).toEqual([]);
-    expect(at91.request('newer')).toBeDefined();
-    at91.close();
+    expect(await at91.request('old')).toBeUndefined();
+    expect(await at91.entries('old')).toEqual([]);
+    expect(await at91.request('newer')).toBeDefined();
+    await at91.close();
     const short = journalAt(t0 + 91 * DAY, 30);
-    expect(short.history({ start: 0, limit: 10 }).total).toBe(0);
-    short.close();
+    expect((await short.history({ start: 0, limit: 10 })).total).toBe(0);
+    await short.close();
   });
 
   it('ZOTEUS_JOURNAL_DAYS: a whole number of days, else a validation_error naming it', () => {

@@ -6,10 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool, Deps } from '../../../src/core/tool.js';
 import listAnnotations from '../../../src/tools/annotations/list-annotations.js';
+import type { AttachmentSpec, ItemSpec } from '../../support/zotero-sqlite/index.js';
 import {
   DEAD_LOCAL_API,
   KEY,
   SAMPLE_KEYS,
+  sampleLibrarySpec,
   startDesktopWorld,
   USER_ID,
   type DesktopWorld,
@@ -156,5 +158,92 @@ describe('zotero_list_annotations', () => {
         'Showing 1–1 of 1 annotation under ABCD2345 (sqlite).',
       ].join('\n'),
     );
+  });
+});
+
+describe('zotero_list_annotations: underlines and images', () => {
+  let other: DesktopWorld;
+  let on: Record<Backend, Deps>;
+  const UNDERLINE_POSITION = { pageIndex: 1, rects: [[72, 640.5, 301.25, 652]] };
+  const IMAGE_POSITION = { pageIndex: 2, rects: [[90, 300, 420, 560]] };
+  beforeAll(async () => {
+    // The sample library, with an underline and an image on the sea-level PDF.
+    const spec = sampleLibrarySpec();
+    const article = spec.libraries[0]!.items!.find((i) => i.key === I.seaLevelArticle) as ItemSpec;
+    const pdf = article.attachments![0] as AttachmentSpec;
+    pdf.annotations = [
+      ...(pdf.annotations ?? []),
+      {
+        type: 'underline',
+        text: 'Thermosteric expansion and glacier melt',
+        comment: '',
+        color: '#2ea8e5',
+        pageLabel: '588',
+        sortIndex: '00003|000120|00140',
+        position: UNDERLINE_POSITION,
+      },
+      {
+        type: 'image',
+        comment: 'Figure 3: the altimetry record',
+        color: '#a28ae5',
+        pageLabel: '589',
+        sortIndex: '00004|000000|00232',
+        position: IMAGE_POSITION,
+      },
+    ];
+    other = await startDesktopWorld({ localApi: true, spec });
+    on = {
+      web: other.deps({ env: { ZOTEUS_LOCAL: 'off', ZOTERO_API_KEY: KEY } }),
+      localApi: other.deps(),
+      sqlite: other.deps({ env: { ZOTEUS_LOCAL_API_URL: DEAD_LOCAL_API } }),
+    };
+  });
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  it('an underline has its text, an image none; both with colour, page, position; the same from every backend', async () => {
+    const answers = await Promise.all(BACKENDS.map((b) => run({ item_key: I.seaLevelArticle }, on[b])));
+    expect(answers.map((a) => a.backend)).toEqual(BACKENDS);
+    const [sqlite, ...others] = answers;
+    expect(sqlite.totalResults).toBe(4);
+    expect(sqlite.annotations.map((a: { type: string }) => a.type)).toEqual([
+      'highlight',
+      'underline',
+      'image',
+      'note',
+    ]);
+    const attachmentKey = sqlite.annotations[0].attachmentKey as string;
+    expect(sqlite.annotations[1]).toEqual({
+      key: expect.stringMatching(/^[23456789A-Z]{8}$/),
+      version: expect.any(Number),
+      attachmentKey,
+      type: 'underline',
+      text: 'Thermosteric expansion and glacier melt',
+      comment: '',
+      color: '#2ea8e5',
+      pageLabel: '588',
+      sortIndex: '00003|000120|00140',
+      position: UNDERLINE_POSITION,
+      tags: [],
+      dateModified: expect.any(String),
+    });
+    expect(sqlite.annotations[2]).toEqual({
+      key: expect.stringMatching(/^[23456789A-Z]{8}$/),
+      version: expect.any(Number),
+      attachmentKey,
+      type: 'image',
+      comment: 'Figure 3: the altimetry record',
+      color: '#a28ae5',
+      pageLabel: '589',
+      sortIndex: '00004|000000|00232',
+      position: IMAGE_POSITION,
+      tags: [],
+      dateModified: expect.any(String),
+    });
+    for (const o of others) {
+      expect(o.annotations).toEqual(sqlite.annotations);
+      expect(o.totalResults).toBe(4);
+    }
   });
 });

@@ -497,6 +497,8 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
   const url = `http://${urlHost}:${boundPort}${MCP_HTTP_PATH}`;
   log(`Zoteus MCP server listening on ${url}`);
+  if (auth)
+    log(`Zoteus MCP server: clients reach it at ${auth.resource}, signing in through ${auth.publicUrl}`);
 
   return {
     url,

@@ -14,10 +14,10 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
+  const cached = headers['cache-control'] !== undefined;
   res.writeHead(status, {
     'content-type': 'application/json',
-    'cache-control': 'no-store',
-    pragma: 'no-cache',
+    ...(cached ? {} : { 'cache-control': 'no-store', pragma: 'no-cache' }),
     ...headers,
   });
   res.end(JSON.stringify(body));

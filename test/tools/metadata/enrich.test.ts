@@ -532,3 +532,53 @@ describe('zot enrich: batches', () => {
     ).toBe(true);
   });
 });
+
+describe('zot enrich: scopes and keys that name no item', () => {
+  it('a key that names no item is one failed entry; the others are answered (exit 7)', async () => {
+    const { code, env } = await zot(['enrich', keys.bare, 'ZZZZ2345']);
+    expect(code).toBe(7);
+    expect(env.ok).toBe('partial');
+    expect(env.data.failed).toEqual([
+      expect.objectContaining({ index: 1, key: 'ZZZZ2345', reason: 'not_found' }),
+    ]);
+    expect(env.data.enrichments.map((e: { key: string }) => e.key)).toEqual([keys.bare]);
+    expect(env.data.checked).toBe(1);
+  });
+
+  it('--collection fills the top-level items of that collection only', async () => {
+    const lib = w.world.server.library(LIB);
+    const [coll] = lib.addCollections([{ name: 'Cold places' }]) as [string];
+    lib.editItem(keys.bare, { collections: [coll] });
+    lib.editItem(keys.nodoi, { collections: [coll] });
+    lib.editItem(keys.full, { collections: [coll] });
+    meta.clearLog();
+    const { code, env } = await zot(['enrich', '--collection', coll]);
+    expect(code).toBe(0);
+    expect(env.data).toMatchObject({ checked: 3, wanting: 2 });
+    expect(env.data.enrichments.map((e: { key: string }) => e.key).sort()).toEqual(
+      [keys.bare, keys.nodoi].sort(),
+    );
+    // One list for the one DOI, one search for the item without one; nothing of the others.
+    expect(meta.log.filter((e) => e.query.includes('filter=doi')).map((e) => e.ids)).toEqual([
+      ['10.5555/bare.1'],
+    ]);
+    expect(searches()).toHaveLength(1);
+  });
+
+  it('--all fills every top-level item of the library; applied, a re-run writes nothing', async () => {
+    const { code, env } = await zot(['enrich', '--all', '--apply']);
+    expect(code).toBe(0);
+    expect(env.data).toMatchObject({ applied: true, checked: 5, wanting: 4 });
+    // In the library's order (date added, the same for all here), not the keys'.
+    expect(
+      env.data.enrichments.map((e: { key: string; status: string }) => `${e.key} ${e.status}`).sort(),
+    ).toEqual([keys.bare, keys.partly, keys.nodoi].map((k) => `${k} applied`).sort());
+    expect(item(keys.nodoi)).toMatchObject({ DOI: '10.5555/Found.7', pages: '33-41' });
+    expect(item(keys.full)).toMatchObject({ abstractNote: 'Mine.', publisher: 'Mine' });
+    w.world.server.clearLog();
+    const again = await zot(['enrich', '--all', '--apply']);
+    expect(again.code).toBe(0);
+    expect(again.env.data.enrichments).toEqual([]);
+    expect(writes()).toEqual([]);
+  });
+});

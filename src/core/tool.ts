@@ -3,6 +3,7 @@
  * generic loops over these declarations: the MCP tool, the CLI command, `zot schema`,
  * annotations, read-only mode, confirmation and `--dry-run` all derive from them.
  */
+import type { SqlClient } from './store/sql.js';
 import type { Toolset } from './toolsets.js';
 import type { z } from 'zod';
 import type { Config } from './config.js';
@@ -131,6 +132,19 @@ export interface Deps {
    * changes the library; the write client records each batch in it before sending it.
    */
   journal?: JournalRecorder | undefined;
+  /**
+   * On a shared deployment with a state database (ZOTEUS_DATABASE_URL), where this caller's
+   * idempotency records and write journal live, under `owner` (the caller); absent: the
+   * embedded SQLite files of this machine.
+   */
+  sharedState?: SharedState | undefined;
+}
+
+/** The state database of a shared deployment, as one caller sees it. */
+export interface SharedState {
+  db: SqlClient;
+  /** Whose records these are: every row read or written carries it. */
+  owner: string;
 }
 
 export interface ServiceRegistry {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { toZoteusError, type ErrorCode, type ZoteusError } from '../errors.js';
 import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
-import type { AnyTool } from '../tool.js';
+import type { AnyTool, Deps } from '../tool.js';
 import { writeIdsFrom, type WriteIds } from '../writes/ids.js';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -35,6 +35,20 @@ export function requestHash(input: Record<string, unknown>, config: Config): str
 
 export function idempotencyStorePath(config: Config): string {
   return join(config.cacheDir, 'idempotency.db');
+}
+
+/**
+ * The store of these deps: the shared state database on a deployment that has one (the
+ * caller is in every scope already), else the file of this configuration.
+ */
+export async function openIdempotencyStoreFor(
+  deps: Pick<Deps, 'config' | 'sharedState'>,
+): Promise<IdempotencyStore> {
+  if (deps.sharedState) {
+    const { openSqlIdempotencyStore } = await import('../store/idempotency-sql.js');
+    return openSqlIdempotencyStore(deps.sharedState.db);
+  }
+  return openIdempotencyStoreOf(deps.config);
 }
 
 /** The store of this configuration, loaded on first use (SQLite costs a read its start). */

@@ -18,7 +18,7 @@ import { classifyOutcome, type Outcome } from '../outcome.js';
 import type { IdempotencyStore, StoredResult } from '../store/idempotency.js';
 import { changesLibrary, isMutating, requiresKey, type AnyTool, type Deps, type Tier } from '../tool.js';
 import { freshWriteIds, type WriteIds } from '../writes/ids.js';
-import { createRecorder, journaledArgs, journalPath } from '../journal/recorder.js';
+import { createRecorder, journaledArgs, openJournalOf } from '../journal/recorder.js';
 import { boundOutput } from './bound.js';
 import { bulkRefusal } from './bulk.js';
 import { onlyOn, paramRef } from './refs.js';
@@ -169,8 +169,7 @@ async function checkedRun<R>(
     // idempotent call never gets here, so it is not journaled twice.
     const journal = changesLibrary(tool, request.tier)
       ? createRecorder({
-          path: journalPath(probe),
-          env: probe.env,
+          open: async () => (await openJournalOf(probe, () => probe.clock.now()))!,
           now: () => probe.clock.now(),
           requestId: request.requestId ?? `req_${freshWriteIds().writeToken('id')}`,
           tool: tool.name,

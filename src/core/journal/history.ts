@@ -2,10 +2,9 @@
  * The history of journaled writes, newest first, paged: per request its id, time, tool,
  * library, object counts, and whether undo can still restore it (and why not).
  */
-import { existsSync } from 'node:fs';
 import { ZoteusError } from '../errors.js';
 import type { Deps } from '../tool.js';
-import { journalPath } from './recorder.js';
+import { journalWhere, openJournalOf } from './recorder.js';
 import type { RequestSummary } from './store.js';
 
 export const HISTORY_DEFAULT_LIMIT = 20;
@@ -93,14 +92,13 @@ export async function undoability(
 }
 
 export async function listHistory(deps: Deps, input: HistoryInput): Promise<HistoryOutput> {
-  const path = journalPath(deps);
+  const path = journalWhere(deps);
   const limit = Math.min(input.limit ?? HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT);
   const start = input.start ?? 0;
   const from = since(input.since);
-  if (!existsSync(path)) return { requests: [], total: 0, truncated: false, journal: path };
-  const { openJournal, journalDays } = await import('./store.js');
+  const journal = await openJournalOf(deps, () => deps.clock.now(), { existing: true });
+  if (!journal) return { requests: [], total: 0, truncated: false, journal: path };
   const { planUndo } = await import('./undo.js');
-  const journal = openJournal(path, { now: () => deps.clock.now(), days: journalDays(deps.env) });
   try {
     const { requests, total } = await journal.history({ start, limit, since: from, tool: input.tool });
     const rows: HistoryRow[] = [];

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import type { SharedState } from '../tool.js';
 import type { EntryRecord, Journal, NewEntry, RequestStatus, Settlement } from './store.js';
 
 /** What a declaration says undo can restore for it (ToolDeclaration.undo). */
@@ -37,6 +38,44 @@ export function journalPath(deps: {
   return join(deps.fileRoot ?? deps.config.dataDir, 'journal.db');
 }
 
+/** Where the journal of these deps is: the shared state database, or `journal.db` (journalPath). */
+export function journalWhere(deps: {
+  config: Pick<Config, 'dataDir'>;
+  fileRoot?: string | undefined;
+  sharedState?: SharedState | undefined;
+}): string {
+  return deps.sharedState ? 'the shared state database' : journalPath(deps);
+}
+
+/**
+ * Opens the journal of these deps: the caller's rows of the shared state database on a
+ * deployment that has one, else the file; undefined when there is no file yet (nothing was
+ * ever journaled here) and `existing` asks only for one that exists.
+ */
+export async function openJournalOf(
+  deps: {
+    config: Pick<Config, 'dataDir'>;
+    env: Readonly<Record<string, string | undefined>>;
+    fileRoot?: string | undefined;
+    sharedState?: SharedState | undefined;
+  },
+  now: () => number,
+  options: { existing?: boolean } = {},
+): Promise<Journal | undefined> {
+  const m = await import('./store.js');
+  const days = m.journalDays(deps.env);
+  if (deps.sharedState) {
+    const { openSqlJournal } = await import('./store-sql.js');
+    return openSqlJournal(deps.sharedState.db, deps.sharedState.owner, { now, days });
+  }
+  const path = journalPath(deps);
+  if (options.existing) {
+    const { existsSync } = await import('node:fs');
+    if (!existsSync(path)) return undefined;
+  }
+  return m.openJournal(path, { now, days });
+}
+
 /** Argument names whose values are never journaled. */
 const SECRET_ARG = /(^|_)(api_key|key_secret|password|secret|token|authorization)$/i;
 
@@ -50,8 +89,8 @@ export function journaledArgs(
 }
 
 export interface RecorderOptions {
-  path: string;
-  env: Readonly<Record<string, string | undefined>>;
+  /** Opens the store, on the first write only (openJournalOf). */
+  open: () => Promise<Journal>;
   now: () => number;
   requestId: string;
   tool: string;
@@ -64,10 +103,7 @@ export function createRecorder(options: RecorderOptions): JournalRecorder {
   let journal: Promise<Journal> | undefined;
   let begun = false;
   let undoOf: string | undefined;
-  const open = (): Promise<Journal> =>
-    (journal ??= import('./store.js').then((m) =>
-      m.openJournal(options.path, { now: options.now, days: m.journalDays(options.env) }),
-    ));
+  const open = (): Promise<Journal> => (journal ??= options.open());
   return {
     requestId: options.requestId,
     open,

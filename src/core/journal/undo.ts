@@ -23,7 +23,7 @@ import { openWebLibrary } from '../library/web.js';
 import type { Deps } from '../tool.js';
 import { applySetChange, RefusedChange, type ObjectData } from '../writes/engine.js';
 import { failedByError, failedEntry, type FailedEntry, type ZoteroObject } from '../zotero/index.js';
-import { journalPath } from './recorder.js';
+import { journalWhere, openJournalOf } from './recorder.js';
 import type { EntryRecord, Journal } from './store.js';
 
 export interface UndoInput extends LibraryArgs {
@@ -238,12 +238,11 @@ const PREVIEW_OBJECTS = 200;
  * objects changed since; the undo itself reads them and leaves those as conflicts).
  */
 export async function previewUndo(deps: Deps, input: UndoInput): Promise<Record<string, unknown>> {
-  const path = journalPath(deps);
+  const path = journalWhere(deps);
   // A plan, not a refusal: the undo itself would answer not_found.
   const unknown = { undoes: null, not_found: unknownRequest(input.request_id, path).message };
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(path)) return unknown;
-  const journal = (await import('./store.js')).openJournal(path);
+  const journal = await openJournalOf(deps, () => deps.clock.now(), { existing: true });
+  if (!journal) return unknown;
   try {
     const request = await journal.request(input.request_id);
     if (!request || request.library === undefined) return unknown;
@@ -288,11 +287,11 @@ function unknownRequest(id: string, path: string): ZoteusError {
 }
 
 export async function undoRequest(deps: Deps, input: UndoInput): Promise<UndoOutput> {
-  const path = journalPath(deps);
+  const path = journalWhere(deps);
   let own: Journal | undefined;
   const journal = deps.journal
     ? await deps.journal.open()
-    : (own = (await import('./store.js')).openJournal(path));
+    : (own = (await openJournalOf(deps, () => deps.clock.now()))!);
   try {
     return await undoWith(deps, journal, path, input);
   } finally {

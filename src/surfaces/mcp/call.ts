@@ -7,7 +7,7 @@
  */
 import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/server';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
-import { idempotencyStorePath, MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/call/idempotency.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, openIdempotencyStoreFor } from '../../core/call/idempotency.js';
 import { runCall } from '../../core/call/run.js';
 import type { AnyTool, Deps, ProgressEvent } from '../../core/tool.js';
 import { withRequestId } from './protocol.js';
@@ -123,10 +123,7 @@ export async function callTool(
         idempotencyKey === undefined
           ? undefined
           : {
-              open: async () => {
-                const { openIdempotencyStore } = await import('../../core/store/idempotency.js');
-                return openIdempotencyStore(idempotencyStorePath(deps.config));
-              },
+              open: () => openIdempotencyStoreFor(deps),
               // Scoped per tool and per caller, apart from the CLI's command paths.
               scope: `mcp:${options.caller ?? 'local'}:${tool.name}`,
               key: idempotencyKey,

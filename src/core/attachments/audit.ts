@@ -3,16 +3,16 @@
  * files missing on this computer, files missing in the cloud (no synced hash), files whose
  * bytes differ from Zotero's hash, and regular items without any PDF. The file's mtime equal
  * to Zotero's recorded one is taken as unchanged (as Zotero's own sync does); any other file
- * is hashed. Each list is bounded; the counts are always whole.
+ * is hashed, streamed from disk. Each list is bounded; the counts are always whole.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { jsonBytes, ROWS_BUDGET } from '../items/read/bounds.js';
 import { answered, openReader, type Answered } from '../items/read/common.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { WebApiItem } from '../library/port.js';
 import type { Deps } from '../tool.js';
 import { dataDirOf, localPathOf, str } from './list.js';
+import { md5OfFile } from './local-file.js';
 
 export const DEFAULT_AUDIT_LIMIT = 100;
 
@@ -94,7 +94,8 @@ export async function attachmentAudit(deps: Deps, input: AuditInput): Promise<Au
     const mtime = typeof att.data.mtime === 'number' ? att.data.mtime : null;
     if (mtime !== null && Math.floor(statSync(path).mtimeMs) === mtime) continue;
     hashed++;
-    const localMd5 = createHash('md5').update(readFileSync(path)).digest('hex');
+    // Streamed: an edited file of any size (readFileSync stops at 2 GiB) is never held whole.
+    const localMd5 = await md5OfFile(path);
     if (localMd5 !== md5.toLowerCase()) md5Differs.push({ ...entry(att), md5, localMd5 });
   }
   const itemsWithoutPdf: ItemEntry[] = top

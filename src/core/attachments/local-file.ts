@@ -47,8 +47,7 @@ export async function readLocalFile(file: string, missing = ''): Promise<LocalFi
   } finally {
     await handle.close();
   }
-  const hash = createHash('md5');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  const md5 = await md5OfFile(path);
   const filename = basename(path);
   return {
     file,
@@ -56,7 +55,15 @@ export async function readLocalFile(file: string, missing = ''): Promise<LocalFi
     filename,
     size: info.size,
     mtimeMs: info.mtimeMs,
-    md5: hash.digest('hex'),
+    md5,
     contentType: detectContentType(head.subarray(0, read), filename),
   };
+}
+
+/** The MD5 of a file, read as a stream: a file of any size, never held whole in memory. */
+export async function md5OfFile(path: string): Promise<string> {
+  const hash = createHash('md5');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }))
+    hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

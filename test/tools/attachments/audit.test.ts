@@ -4,7 +4,7 @@
  * items without a PDF, bounded lists with whole counts; `zot attachment audit` in process.
  */
 import { createHash } from 'node:crypto';
-import { utimesSync } from 'node:fs';
+import { truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../../src/core/tool.js';
@@ -171,5 +171,72 @@ describe('zotero_attachment_audit', () => {
       md5Differs: 1,
       itemsWithoutPdf: 2,
     });
+  });
+
+  it('hashes an edited file past 2 GiB, streamed (a whole-file read stops at 2 GiB)', async () => {
+    // Sparse: 2 GiB + 1 of zeros, taking no disk space.
+    const path = storageFile(world.dataDir, 'EDPD2345', 'b.pdf', '');
+    const size = 2 ** 31 + 1;
+    // `head -c 2147483649 /dev/zero | md5sum`
+    const ZEROS_MD5 = '97cdd4bb45c3d5d652c0079901fb4eec';
+    truncateSync(path, size);
+    try {
+      const out = await call({});
+      expect(out.counts.md5Differs).toBe(1);
+      expect(out.md5Differs[0]).toMatchObject({
+        key: 'EDPD2345',
+        md5: md5('B'),
+        localMd5: ZEROS_MD5,
+      });
+      expect(out.hashed).toBe(1);
+    } finally {
+      writeFileSync(path, 'B, edited');
+    }
+  }, 120_000);
+});
+
+describe('zotero_attachment_audit on the desktop through its local API', () => {
+  let desktop: DesktopWorld;
+  let onLocalApi: Deps;
+  beforeAll(async () => {
+    desktop = await startDesktopWorld({ spec: SPEC, localApi: true });
+    const at = (path: string) => utimesSync(path, MTIME / 1000, MTIME / 1000);
+    at(storageFile(desktop.dataDir, 'SYPD2345', 'a.pdf', 'A'));
+    storageFile(desktop.dataDir, 'EDPD2345', 'b.pdf', 'B, edited');
+    storageFile(desktop.dataDir, 'LCPD2345', 'd.pdf', 'D');
+    at(storageFile(desktop.dataDir, 'SNHT2345', 's.html', 'S'));
+    onLocalApi = desktop.deps();
+  });
+  afterAll(async () => {
+    await onLocalApi?.services.close();
+    await desktop?.close();
+  });
+
+  it('reads the attachments from the local API, the files from storage/: the same findings as from zotero.sqlite', async () => {
+    const out = await tool.run(tool.input.parse({}), onLocalApi);
+    expect(tool.output.safeParse(out).success).toBe(true);
+    expect(out).toMatchObject({
+      backend: 'localApi',
+      attachments: 6,
+      storedFiles: 5,
+      dataDir: desktop.dataDir,
+    });
+    expect(out.counts).toEqual({ missingLocally: 1, missingInCloud: 1, md5Differs: 1, itemsWithoutPdf: 2 });
+    expect(keys(out.missingLocally)).toEqual(['GNPD2345']);
+    expect(keys(out.missingInCloud)).toEqual(['LCPD2345']);
+    expect(out.md5Differs).toEqual([
+      {
+        key: 'EDPD2345',
+        parentItem: 'EDIT2345',
+        filename: 'b.pdf',
+        contentType: 'application/pdf',
+        md5: md5('B'),
+        localMd5: md5('B, edited'),
+      },
+    ]);
+    expect(keys(out.itemsWithoutPdf)).toEqual(['BARE2345', 'SNAP2345']);
+    expect(out.hashed).toBe(1);
+    // The local API answered: nothing was asked of the Web API.
+    expect(desktop.server.log.filter((e) => !e.path.startsWith('/api/'))).toEqual([]);
   });
 });

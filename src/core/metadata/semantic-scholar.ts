@@ -60,6 +60,7 @@ function isPaper(value: unknown): value is SemanticScholarPaper {
 export async function semanticScholarPapers(
   deps: Deps,
   ids: readonly string[],
+  options: { onProgress?: (done: number) => void } = {},
 ): Promise<Map<string, SemanticScholarPaper | null | ZoteusError>> {
   const out = new Map<string, SemanticScholarPaper | null | ZoteusError>();
   const cache = metadataCache(deps, 'semantic-scholar', isPaper);
@@ -73,6 +74,7 @@ export async function semanticScholarPapers(
   const key = deps.config.metadata.semanticScholarKey;
   const client = await serviceClient(deps, 'semantic-scholar', [key]);
   const call = serviceCall(deps);
+  let done = wanted.length - missing.length;
   for (const batch of chunk(missing, S2_BATCH)) {
     try {
       const answer = await client.request(call, {
@@ -102,6 +104,8 @@ export async function semanticScholarPapers(
       if (!(error instanceof ZoteusError)) throw error;
       for (const id of batch) out.set(id, error);
     }
+    done += batch.length;
+    options.onProgress?.(done);
   }
   return out;
 }

@@ -5,7 +5,9 @@
  * 3. Crossref works that name the preprint in their `has-preprint` relation (filtered by
  *    `relation.object`, 50 preprints a request);
  * 4. OpenAlex (with an API key): the work the preprint DOI belongs to, when it is another
- *    DOI's, or a location that is the published version.
+ *    DOI's, or a location that is the published version;
+ * 5. Semantic Scholar, last and only with its API key (its anonymous pool is shared and
+ *    throttled): the journal DOI its paper record carries for the preprint's arXiv id or DOI.
  * The published DOI's own Crossref record then gives the fields. Early-access articles are
  * their own DOI's record: a match once Crossref has a volume, issue or pages.
  * Each step reports its progress (start, each answered batch, complete) through deps.progress,
@@ -26,14 +28,15 @@ import {
 } from '../metadata/crossref.js';
 import { arxivRecords } from '../metadata/arxiv.js';
 import { openAlexSkipped, openAlexWorks } from '../metadata/openalex.js';
+import { semanticScholarPapers } from '../metadata/semantic-scholar.js';
 import { chunk, obj, parseObject, serviceCall, serviceClient, serviceFailed } from '../metadata/service.js';
 import type { Candidate } from './candidates.js';
 import { preprintServerOfDoi } from './candidates.js';
 import { titleSimilarity } from './similarity.js';
 
 export interface Evidence {
-  source: 'crossref' | 'arxiv' | 'openalex';
-  /** How the source ties the two: is-preprint-of, has-preprint, arxiv-doi, openalex-work, same-doi. */
+  source: 'crossref' | 'arxiv' | 'openalex' | 'semantic-scholar';
+  /** How the source ties the two: is-preprint-of, has-preprint, arxiv-doi, openalex-work, s2-doi, same-doi. */
   relation: string;
   doi: string;
   title: string;
@@ -101,6 +104,7 @@ export const LOOKUP_PHASES = {
   arxiv: 'arxiv_records',
   hasPreprint: 'crossref_has_preprint',
   openalex: 'openalex_works',
+  semanticScholar: 'semantic_scholar_papers',
   published: 'crossref_published',
 } as const;
 
@@ -121,7 +125,14 @@ function failures(results: ReadonlyMap<string, unknown>): number {
   return n;
 }
 
-const SERVICE_ORDER = ['Crossref', 'arXiv', 'OpenAlex'] as const;
+const SERVICE_ORDER = ['Crossref', 'arXiv', 'OpenAlex', 'Semantic Scholar'] as const;
+
+/** Why Semantic Scholar was not asked, when it was not. */
+export function semanticScholarSkipped(deps: Pick<Deps, 'config'>): string | undefined {
+  return deps.config.metadata.semanticScholarKey === undefined
+    ? 'Semantic Scholar was not asked for the candidates still without a match: it is asked only with an API key (set ZOTEUS_SEMANTIC_SCHOLAR_API_KEY).'
+    : undefined;
+}
 
 /** Why a candidate without a match has none: what was asked about it, or why nothing was. */
 function missWhy(candidate: Candidate, asked: ReadonlySet<string> | undefined): string {
@@ -295,6 +306,42 @@ export async function findPublished(
     }
   }
 
+  // 5. Semantic Scholar, last, for what is still open (only with its API key).
+  const s2Ids = new Map<string, string>();
+  for (const { item, candidate } of candidates) {
+    if (candidate.reason === 'early_access' || links.has(item.key)) continue;
+    const id = candidate.arxiv
+      ? `ARXIV:${candidate.arxiv.replace(/v\d+$/i, '')}`
+      : candidate.doi
+        ? `DOI:${candidate.doi}`
+        : undefined;
+    if (id) s2Ids.set(item.key, id.toLowerCase());
+  }
+  const s2Note = s2Ids.size ? semanticScholarSkipped(deps) : undefined;
+  let s2Requests: number | undefined;
+  if (s2Ids.size && !s2Note) {
+    const client = await serviceClient(deps, 'semantic-scholar', [deps.config.metadata.semanticScholarKey]);
+    const before = client.sent;
+    const s2Step = stepProgress(deps, LOOKUP_PHASES.semanticScholar, new Set(s2Ids.values()).size);
+    const papers = await semanticScholarPapers(deps, [...s2Ids.values()], { onProgress: s2Step.tick });
+    s2Step.end(failures(papers));
+    s2Requests = client.sent - before;
+    for (const { item, candidate } of candidates) {
+      const id = s2Ids.get(item.key);
+      if (id === undefined) continue;
+      ask(item.key, 'Semantic Scholar');
+      const paper = papers.get(id);
+      if (isError(paper)) {
+        if (!errors.has(item.key)) errors.set(item.key, paper);
+        continue;
+      }
+      const doi = paper?.doi;
+      // Its record of a preprint carries the preprint's own DOI until a journal's replaces it.
+      if (doi && doi !== lower(candidate.doi) && preprintServerOfDoi(doi) === undefined)
+        links.set(item.key, { doi, source: 'semantic-scholar', relation: 's2-doi' });
+    }
+  }
+
   // The published records, batched; early access reads its own record from step 1.
   const linked = [...new Set([...links.values()].map((l) => l.doi))].filter((d) => !own.has(d));
   const publishedStep = stepProgress(deps, LOOKUP_PHASES.published, linked.length);
@@ -352,6 +399,12 @@ export async function findPublished(
     ...(openalexRequests !== undefined ? { requests: openalexRequests } : {}),
     ...(openalexNote ? { note: openalexNote } : {}),
   });
+  if (s2Requests !== undefined || s2Note)
+    found.sources.push({
+      service: 'Semantic Scholar',
+      ...(s2Requests !== undefined ? { requests: s2Requests } : {}),
+      ...(s2Note ? { note: s2Note } : {}),
+    });
   return found;
 }
 

@@ -17,11 +17,11 @@ const change = z.object({ field: z.string(), from: z.string(), to: z.string() })
 
 const evidence = z
   .object({
-    source: z.enum(['crossref', 'arxiv', 'openalex']),
+    source: z.enum(['crossref', 'arxiv', 'openalex', 'semantic-scholar']),
     relation: z
       .string()
       .describe(
-        'How the source ties them: is-preprint-of, has-preprint (Crossref relations), arxiv-doi (the journal DOI on arXiv), openalex-work, same-doi (early access now in an issue).',
+        'How the source ties them: is-preprint-of, has-preprint (Crossref relations), arxiv-doi (the journal DOI on arXiv), openalex-work, s2-doi, same-doi (early access now in an issue).',
       ),
     doi: z.string().describe('DOI of the published version.'),
     title: z.string(),

@@ -223,8 +223,8 @@ describe('zot update-status: the preview', () => {
     expect(preview.code).toBe(0);
     expect(preview.env.data.updates).toHaveLength(1);
     const apply = await zot(['update-status', keys.bio, '--apply', '--yes'], { ZOTEUS_READ_ONLY: 'true' });
+    expect(apply.env.error).toMatchObject({ code: 'permission_denied' });
     expect(apply.code).toBe(2);
-    expect(apply.env.error.code).toBe('permission_denied');
     expect(item(keys.bio).itemType).toBe('preprint');
   });
 
@@ -735,5 +735,84 @@ describe('zot update-status --apply: a concurrent edit during the write', () => 
     expect(item(keys.bio)).toMatchObject({ itemType: 'preprint', volume: '99', DOI: BIO_DOI });
     expect(item(keys.bio).extra ?? '').toBe('');
     expect(item(keys.issued)).toMatchObject({ volume: '7', issue: '2', pages: '55-70' });
+  });
+});
+
+describe('zot update-status: Semantic Scholar, last and only with its key', () => {
+  const S2_KEY = { ZOTEUS_SEMANTIC_SCHOLAR_API_KEY: 's2-test-key' };
+  let key: string;
+  beforeEach(() => {
+    [key] = w.world.server
+      .library(LIB)
+      .addItems([
+        { itemType: 'preprint', title: 'Snowpack and streamflow', archiveID: 'arXiv:2105.00009' },
+      ]) as [string];
+    // arXiv has no journal DOI for it, and Crossref no relation: only Semantic Scholar knows.
+    meta.addArxiv({ id: '2105.00009v1', title: 'Snowpack and streamflow' });
+    meta.addSemanticScholar('ARXIV:2105.00009', {
+      paperId: 's2paper1',
+      title: 'Snowpack and Streamflow',
+      externalIds: { ArXiv: '2105.00009', DOI: '10.5555/snow.5' },
+      publicationTypes: ['JournalArticle'],
+    });
+    meta.addCrossref({
+      ...crossrefWork({ doi: '10.5555/snow.5', title: 'Snowpack and Streamflow' }),
+      volume: '9',
+    });
+  });
+
+  it('with its key, finds the journal DOI its record carries, in one batch request, and applies it', async () => {
+    meta.clearLog();
+    const { code, env, stderr } = await zot(['update-status', key, '--apply', '--yes'], S2_KEY);
+    expect(code).toBe(0);
+    expect(env.data.updates[0]).toMatchObject({
+      key,
+      status: 'applied',
+      evidence: { source: 'semantic-scholar', relation: 's2-doi', doi: '10.5555/snow.5', similarity: 1 },
+    });
+    const s2 = meta.log.filter((e) => e.service === 'semantic-scholar');
+    expect(s2.map((e) => [e.method, e.path, e.ids])).toEqual([
+      ['POST', '/paper/batch', ['arxiv:2105.00009']],
+    ]);
+    expect(env.data.sources).toContainEqual({ service: 'Semantic Scholar', requests: 1 });
+    expect(
+      events(stderr)
+        .filter((e) => e.phase === 'semantic_scholar_papers')
+        .map((e) => e.event),
+    ).toEqual(expect.arrayContaining(['start', 'complete']));
+    expect(item(key)).toMatchObject({
+      itemType: 'journalArticle',
+      DOI: '10.5555/snow.5',
+      volume: '9',
+      extra: 'arXiv: 2105.00009',
+    });
+  });
+
+  it('without its key, it is not asked, and the result says so', async () => {
+    meta.clearLog();
+    const { code, env } = await zot(['update-status', key]);
+    expect(code).toBe(0);
+    expect(meta.count('semantic-scholar')).toBe(0);
+    expect(env.data.unmatched).toEqual([
+      expect.objectContaining({ key, why: 'No published version was found (Crossref, arXiv).' }),
+    ]);
+    expect(env.data.sources.at(-1)).toEqual({
+      service: 'Semantic Scholar',
+      note: 'Semantic Scholar was not asked for the candidates still without a match: it is asked only with an API key (set ZOTEUS_SEMANTIC_SCHOLAR_API_KEY).',
+    });
+  });
+
+  it('a Semantic Scholar failure fails only its entries, as api_error naming it (exit 7)', async () => {
+    meta.fault('semantic-scholar', { kind: 'html' });
+    const { code, env } = await zot(['update-status', key, keys.bio], S2_KEY);
+    expect(code).toBe(7);
+    expect(env.data.failed).toEqual([
+      expect.objectContaining({
+        key,
+        reason: 'api_error',
+        message: expect.stringMatching(/^Semantic Scholar/),
+      }),
+    ]);
+    expect(env.data.updates.map((u: { key: string }) => u.key)).toEqual([keys.bio]);
   });
 });

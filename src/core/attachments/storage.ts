@@ -11,12 +11,14 @@
  * the file again, so a resend never sends a stream an earlier attempt consumed. A reset
  * mid-upload is not resent: the file fails, and nothing was registered. A stall (no bytes taken
  * and no answer for STORAGE_STALL_MS) fails it too; one attempt has no other time limit, since
- * a large file on a slow link may take long.
+ * a large file on a slow link may take long. The layer's fetch is node:http's (storageFetch).
  */
 import { createHttpLayer, excerpt, type FetchLike, type HttpLayer, type WaitCause } from '../http/index.js';
 import { ZoteusError } from '../errors.js';
 import type { CallContext } from '../zotero/index.js';
 import type { Deps } from '../tool.js';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 
 /** Files from this size on report their upload's progress. */
@@ -25,7 +27,7 @@ export const PROGRESS_FROM_BYTES = 8 * 1024 * 1024;
 /** No bytes taken and no answer for this long: the upload stalled. */
 export const STORAGE_STALL_MS = 120_000;
 
-/** One attempt's bound in the layer; the stall watch is what ends a dead upload. */
+/** One attempt's bound in the layer; the socket's idle timeout is what ends a dead upload. */
 const STORAGE_ATTEMPT_MS = 24 * 3600_000;
 
 const STORAGE_SERVICE = 'zotero-storage';
@@ -46,52 +48,100 @@ export interface StorageTarget {
   suffix: string;
 }
 
-/** A streamed body's link to its attempt's stall timer, which the layer's fetch sets. */
-interface StallWatch {
-  /** Bytes moved: the timer starts again. */
-  touch?: () => void;
-}
-
-/** The watch of each body stream, found by the layer's fetch from the stream it sends. */
-const watches = new WeakMap<object, StallWatch>();
-
 /**
- * fetch with a stall timer for a streamed body: renewed by each chunk the body gives, cleared
- * when the answer's headers arrive; when it fires, the attempt ends as a timeout.
+ * The layer's `fetch` for the storage host, on node:http: fetch (undici) holds a streamed
+ * request body's chunks until the request ends (a 200 MB upload peaked at 260 MB RSS), where
+ * node:http writes each chunk once the one before was taken. No redirect is followed here (the
+ * layer does that); a socket idle for STORAGE_STALL_MS ends the attempt as a timeout.
  */
-const watchedFetch: FetchLike = async (input, init) => {
-  const body = init.body;
-  const watch = body && typeof body === 'object' ? watches.get(body) : undefined;
-  if (!watch) return fetch(input, init);
-  const controller = new AbortController();
-  const outer = init.signal;
-  const onOuter = (): void => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onOuter, { once: true });
-  if (outer?.aborted) onOuter();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(
-      () => controller.abort(new DOMException('The upload stalled.', 'TimeoutError')),
-      STORAGE_STALL_MS,
-    );
-  };
-  watch.touch = arm;
-  arm();
-  try {
-    return await fetch(input, { ...init, signal: controller.signal });
-  } finally {
-    watch.touch = undefined;
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onOuter);
+const storageFetch: FetchLike = (input, init) =>
+  new Promise<Response>((resolve, reject) => {
+    const url = new URL(input);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, {
+      method: init.method ?? 'GET',
+      headers: init.headers as Record<string, string>,
+      timeout: STORAGE_STALL_MS,
+    });
+    const signal = init.signal ?? undefined;
+    const onAbort = (): void => {
+      req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let sending = true;
+    req.on('timeout', () => req.destroy(new DOMException('The upload stalled.', 'TimeoutError')));
+    req.on('error', (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on('data', (chunk: Buffer) => {
+        // An answer to an upload is short; a long one is only quoted in part.
+        if (kept < 64 * 1024) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        }
+      });
+      res.on('error', reject);
+      res.on('end', () => {
+        signal?.removeEventListener('abort', onAbort);
+        // Answered before the body was all sent (a 503): stop sending it.
+        if (sending) req.destroy();
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+            headers.append(name, v);
+        }
+        const status = res.statusCode ?? 0;
+        const empty = status === 204 || status === 205 || status === 304;
+        try {
+          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers }));
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+    void pump(init.body, req).finally(() => {
+      sending = false;
+    });
+  });
+
+/** Writes the body into the request, each chunk once the one before was taken. */
+async function pump(body: RequestInit['body'], req: ClientRequest): Promise<void> {
+  if (body === null || body === undefined || typeof body === 'string') {
+    req.end(body ?? undefined);
+    return;
   }
-};
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (req.destroyed) break;
+      if (next.done) {
+        req.end();
+        return;
+      }
+      if (!req.write(next.value)) {
+        await new Promise<void>((taken) => {
+          req.once('drain', taken);
+          req.once('close', taken);
+        });
+      }
+    }
+  } catch (error) {
+    // The file could not be read on: the request ends with that reason.
+    req.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+  await reader.cancel().catch(() => undefined);
+}
 
 /** The storage host's layer of these deps: its pauses shared by every upload of the process. */
 function storageLayer(deps: Deps): Promise<HttpLayer> {
   return deps.services.get(STORAGE_SERVICE, () =>
     createHttpLayer({
-      fetch: watchedFetch,
+      fetch: storageFetch,
       clock: deps.clock,
       redact: deps.redact,
       log: (line) => deps.log.debug(line),
@@ -131,10 +181,8 @@ export async function sendToStorage(
         deps.progress({ event: 'progress', phase, done: sent, total: s.size });
       }
     });
-    const watch: StallWatch = {};
-    const stream = new ReadableStream<Uint8Array>({
+    return new ReadableStream<Uint8Array>({
       async pull(controller) {
-        watch.touch?.();
         try {
           const next = await parts.next();
           if (next.done) controller.close();
@@ -148,8 +196,6 @@ export async function sendToStorage(
         await parts.return(undefined);
       },
     });
-    watches.set(stream, watch);
-    return stream;
   };
 
   const failure = (message: string, opts: { status?: number; retryAfterSeconds?: number } = {}) =>

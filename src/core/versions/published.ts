@@ -139,7 +139,7 @@ function missWhy(candidate: Candidate, asked: ReadonlySet<string> | undefined): 
   const names = SERVICE_ORDER.filter((s) => asked?.has(s));
   if (names.length) return `No published version was found (${names.join(', ')}).`;
   const why = candidate.server
-    ? `a candidate for its ${candidate.server} URL, it has no DOI or arXiv id`
+    ? `its ${candidate.server} URL made it a candidate, but it has no DOI or arXiv id`
     : 'it has no DOI or arXiv id';
   return `Nothing was asked: ${why} to look a published version up by.`;
 }

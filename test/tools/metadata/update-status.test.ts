@@ -666,23 +666,30 @@ describe('zot update-status: the preprint identifiers kept, progress, and what w
     expect(writes()).toEqual([]);
   });
 
-  it('a journal article flagged only by its bioRxiv URL says nothing was asked, and nothing was', async () => {
-    const [key] = w.world.server.library(LIB).addItems([
+  it('a journal article flagged only by its bioRxiv URL, and a preprint without identifiers, say nothing was asked, and nothing was', async () => {
+    const [key, bare] = w.world.server.library(LIB).addItems([
       {
         itemType: 'journalArticle',
         title: 'Mangrove roots',
         url: 'https://www.biorxiv.org/content/early/2021/01/01/mangrove',
       },
-    ]) as [string];
+      { itemType: 'preprint', title: 'Kelp forests' },
+    ]) as [string, string];
     meta.clearLog();
-    const { code, env } = await zot(['update-status', key]);
+    const { code, env } = await zot(['update-status', key, bare]);
     expect(code).toBe(0);
     expect(env.data.unmatched).toEqual([
       {
         key,
         title: 'Mangrove roots',
         reason: 'preprint_server',
-        why: 'Nothing was asked: a candidate for its bioRxiv/medRxiv URL, it has no DOI or arXiv id to look a published version up by.',
+        why: 'Nothing was asked: its bioRxiv/medRxiv URL made it a candidate, but it has no DOI or arXiv id to look a published version up by.',
+      },
+      {
+        key: bare,
+        title: 'Kelp forests',
+        reason: 'preprint_type',
+        why: 'Nothing was asked: it has no DOI or arXiv id to look a published version up by.',
       },
     ]);
     expect(meta.log).toEqual([]);

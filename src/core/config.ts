@@ -60,6 +60,11 @@ export interface Config {
   embeddingsBatch: number;
   readOnly: boolean;
   /**
+   * On a shared deployment, why writes are refused when the server allows them: the caller
+   * signed in with a read-only grant. Optional so configs built by hand stay valid.
+   */
+  readOnlyGrant?: boolean;
+  /**
    * Which tools an MCP server lists (ZOTEUS_TOOLSETS, toolsets.ts): `default` when unset.
    * Optional so configs built by hand (tests) serve every tool.
    */
@@ -770,4 +775,21 @@ function parseCitations(env: Env): Config['citations'] {
     stylesUrl: url('ZOTEUS_STYLES_URL', 'https://www.zotero.org/styles'),
     localesUrl: url('ZOTEUS_LOCALES_URL', CSL_LOCALES_URL),
   };
+}
+
+/**
+ * The refusal of a write in read-only mode, in the caller's terms: the server's setting, or
+ * (on a shared deployment) the read-only access the caller chose when signing in.
+ */
+export function readOnlyRefusal(config: Pick<Config, 'readOnly' | 'readOnlyGrant'>, what: string): ZoteusError {
+  if (config.readOnlyGrant && !config.readOnly) {
+    return new ZoteusError(
+      'permission_denied',
+      `${what} changes the library, and you signed in to this server with read-only access.`,
+      { hint: 'Sign in again and allow write access (the zotero:write scope) to make changes.' },
+    );
+  }
+  return new ZoteusError('permission_denied', `${what} changes the library, and read-only mode is on.`, {
+    hint: `Unset ZOTEUS_READ_ONLY to allow writes${onlyOn('cli', ', or use --dry-run to see the planned change')}.`,
+  });
 }

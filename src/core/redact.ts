@@ -147,11 +147,24 @@ export const SECRET_ENV_VARS = [
   'OPENAI_API_KEY',
   'ZOTEUS_OPENALEX_API_KEY',
   'ZOTEUS_SEMANTIC_SCHOLAR_API_KEY',
+  'ZOTEUS_ZOTERO_OAUTH_SECRET',
 ] as const;
 
 /** The secrets of an environment (see SECRET_ENV_VARS). */
 export function envSecrets(env: Readonly<Record<string, string | undefined>>): Array<string | undefined> {
-  return SECRET_ENV_VARS.map((name) => env[name]);
+  return [
+    ...SECRET_ENV_VARS.map((name) => env[name]),
+    // A shared deployment's encryption keys, each on its own (one leaked key is enough).
+    ...(env.ZOTEUS_SECRET_KEYS ?? '').split(',').map((entry) => entry.trim()),
+    databasePassword(env.ZOTEUS_DATABASE_URL),
+  ];
+}
+
+/** The password of a database URL (`postgres://user:password@host/db`), if it has one. */
+function databasePassword(url: string | undefined): string | undefined {
+  if (url === undefined || !URL.canParse(url)) return undefined;
+  const password = new URL(url).password;
+  return password === '' ? undefined : decodeURIComponent(password);
 }
 
 /** The secrets of a loaded configuration (the Zotero key, the desktop's local API key, the embeddings key, the metadata services' keys). */

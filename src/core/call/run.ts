@@ -10,7 +10,7 @@
  * starts, and a call refused at any step has sent no request but the (cached) key check.
  * The surfaces supply only their I/O: how to ask a person, and how each answer is printed.
  */
-import type { Config } from '../config.js';
+import { readOnlyRefusal, type Config } from '../config.js';
 import { ZoteusError } from '../errors.js';
 import { resolveLibrary, type LibraryArgs } from '../library/address.js';
 import { authMissing, checkKey } from '../library/keys.js';
@@ -76,14 +76,8 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
   tool.check?.(input as never, { config });
 
   // 2. Gates that need no network.
-  if (changesLibrary(tool, request.tier) && config.readOnly && request.dryRun !== true) {
-    throw new ZoteusError(
-      'permission_denied',
-      `${request.label} changes the library, and read-only mode is on.`,
-      {
-        hint: `Unset ZOTEUS_READ_ONLY to allow writes${onlyOn('cli', ', or use --dry-run to see the planned change')}.`,
-      },
-    );
+  if (changesLibrary(tool, request.tier) && (config.readOnly || config.readOnlyGrant) && request.dryRun !== true) {
+    throw readOnlyRefusal(config, request.label);
   }
   if (tool.enabled && !tool.enabled(config)) {
     const off = tool.disabled ?? { message: `${request.label} is turned off on this installation.` };

@@ -5,7 +5,7 @@
  * the access the call needs (permission_denied) judged from the key's cached access. A call
  * refused at any of these steps has sent no request other than that key check.
  */
-import type { Config, LibraryType } from '../config.js';
+import { readOnlyRefusal, type Config, type LibraryType } from '../config.js';
 import { ZoteusError } from '../errors.js';
 import type { Deps } from '../tool.js';
 import type { CallContext, KeyAccess, KeyInfo, ZoteroClient } from '../zotero/index.js';
@@ -140,14 +140,8 @@ export async function openWebLibrary(
     if (deps.written) deps.written.to = 'cloud';
   }
   if (deps.config.apiKey === undefined) throw authMissing();
-  if (options.access === 'write' && deps.config.readOnly) {
-    throw new ZoteusError(
-      'permission_denied',
-      'This changes the library, and read-only mode is on (ZOTEUS_READ_ONLY).',
-      {
-        hint: 'Unset ZOTEUS_READ_ONLY to allow writes.',
-      },
-    );
+  if (options.access === 'write' && (deps.config.readOnly || deps.config.readOnlyGrant)) {
+    throw readOnlyRefusal(deps.config, 'This');
   }
   const { info: keyInfo } = await checkKey(deps, { call: options.call });
   const resolved = { ...ref, id: ref.id ?? keyInfo.userID };
@@ -178,13 +172,7 @@ async function openDesktopLibrary(
   ref: LibraryRef,
   _options: OpenOptions,
 ): Promise<WebLibrary> {
-  if (deps.config.readOnly) {
-    throw new ZoteusError(
-      'permission_denied',
-      'This changes the library, and read-only mode is on (ZOTEUS_READ_ONLY).',
-      { hint: 'Unset ZOTEUS_READ_ONLY to allow writes.' },
-    );
-  }
+  if (deps.config.readOnly || deps.config.readOnlyGrant) throw readOnlyRefusal(deps.config, 'This');
   const { desktopWriteClient, noteDesktopWrite } = await import('./write-route.js');
   const local = plan.local ?? { type: ref.type, id: ref.id ?? 0 };
   const client = await desktopWriteClient(deps);

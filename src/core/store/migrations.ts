@@ -52,8 +52,8 @@ export async function migrationStatus(
   db: SqlClient,
   migrations: readonly Migration[],
 ): Promise<MigrationStatus> {
-  await db.run(LEDGER);
-  const applied = await appliedIds(db);
+  // Read only: a database never migrated has no ledger yet, and so nothing applied.
+  const applied = await appliedIds(db).catch(() => new Set<string>());
   return {
     applied: migrations.filter((m) => applied.has(m.id)).map((m) => m.id),
     pending: migrations.filter((m) => !applied.has(m.id)).map((m) => m.id),

@@ -225,17 +225,33 @@ async function dispatch(
       if (target.id === 'auth logout') return succeed(authLogout(config, profile));
       return succeed(await authLocal(options.io, config, options.env, profile, controls.no_interaction));
     }
-    case 'mcp': {
+    case 'mcp':
+    case 'server': {
       const { runMcp } = await import('../mcp/run.js');
       return runMcp({
         env:
           typeof input.toolsets === 'string'
             ? { ...options.env, ZOTEUS_TOOLSETS: input.toolsets }
             : options.env,
-        http: input.http === true,
+        http: target.id === 'server' || input.http === true,
         ...(input.port !== undefined ? { port: Number(input.port) } : {}),
         ...(typeof input.host === 'string' ? { host: input.host } : {}),
+        ...(typeof input.public_url === 'string' ? { publicUrl: input.public_url } : {}),
       });
+    }
+    case 'server migrate': {
+      const { serverMigrate } = await import('./builtins/server.js');
+      return succeed(await serverMigrate(options.env, config, controls.dry_run === true));
+    }
+    case 'server rotate-keys': {
+      const { serverRotateKeys } = await import('./builtins/server.js');
+      if (controls.dry_run) {
+        writer.envelope(
+          dryRunEnvelope({ command: target.id, would: 're-encrypt every key under the newest key' }, m()),
+        );
+        return 0;
+      }
+      return succeed(await serverRotateKeys(options.env, config));
     }
   }
 }

@@ -15,7 +15,10 @@ export type BuiltinId =
   | 'auth local'
   | 'auth status'
   | 'auth logout'
-  | 'mcp';
+  | 'mcp'
+  | 'server'
+  | 'server migrate'
+  | 'server rotate-keys';
 
 export interface CommandNode {
   path: string[];
@@ -85,6 +88,23 @@ export const GLOBAL_FLAGS: Param[] = [
   opt('profile', 'string', 'Config-file profile to use (overrides ZOT_PROFILE).'),
   opt('help', 'boolean', 'Show help.', { flags: ['--help', '-h'] }),
   opt('version', 'boolean', 'Print the version.', { flags: ['--version', '-V'] }),
+];
+
+/** The flags of a running server (`zot mcp --http`, `zot server`). */
+const SERVE_FLAGS: Param[] = [
+  opt('port', 'integer', 'HTTP port (default 8765; 0 picks a free one).', { default: 8765 }),
+  opt(
+    'host',
+    'string',
+    'HTTP host (default 127.0.0.1); beyond loopback only with sign-in configured (ZOTEUS_AUTH=zotero).',
+    { default: '127.0.0.1' },
+  ),
+  opt('public_url', 'string', 'The address clients reach the server at (overrides ZOTEUS_PUBLIC_URL).'),
+  opt(
+    'toolsets',
+    'string',
+    'Which tools to list: comma-separated toolsets (default, all, library, collections, items, notes, tags, fulltext, search, citations, files, metadata, history, evidence); overrides ZOTEUS_TOOLSETS.',
+  ),
 ];
 
 const BUILTINS: Array<
@@ -183,16 +203,32 @@ const BUILTINS: Array<
     summary: 'Run the MCP server: stdio by default, Streamable HTTP with --http.',
     tier: 'read',
     writesFilesOnly: false,
-    params: [
-      opt('http', 'boolean', 'Serve Streamable HTTP instead of stdio.'),
-      opt('port', 'integer', 'HTTP port (default 8765; 0 picks a free one).', { default: 8765 }),
-      opt('host', 'string', 'HTTP host; loopback only (default 127.0.0.1).', { default: '127.0.0.1' }),
-      opt(
-        'toolsets',
-        'string',
-        'Which tools to list: comma-separated toolsets (default, all, library, collections, items, notes, tags, fulltext, search, citations, files, metadata, history, evidence); overrides ZOTEUS_TOOLSETS.',
-      ),
-    ],
+    params: [opt('http', 'boolean', 'Serve Streamable HTTP instead of stdio.'), ...SERVE_FLAGS],
+  },
+  {
+    id: 'server',
+    path: ['server'],
+    summary:
+      'Run the shared MCP server over HTTP: sign-in with Zotero (ZOTEUS_AUTH=zotero), state in ZOTEUS_DATABASE_URL.',
+    tier: 'read',
+    writesFilesOnly: false,
+    params: SERVE_FLAGS,
+  },
+  {
+    id: 'server migrate',
+    path: ['server', 'migrate'],
+    summary: "Bring the shared server's state database up to date (safe from several replicas at once).",
+    tier: 'write',
+    writesFilesOnly: true,
+    params: [],
+  },
+  {
+    id: 'server rotate-keys',
+    path: ['server', 'rotate-keys'],
+    summary: "Re-encrypt every signed-in person's Zotero key under the newest key of ZOTEUS_SECRET_KEYS.",
+    tier: 'write',
+    writesFilesOnly: true,
+    params: [],
   },
 ];
 
@@ -202,6 +238,10 @@ const BUILTIN_GROUPS: GroupDeclaration[] = [
   {
     path: ['auth'],
     summary: "The desktop app's local API key: writes through Zotero 10 without a cloud key.",
+  },
+  {
+    path: ['server'],
+    summary: 'The shared MCP server: run it, migrate its state database, rotate its keys.',
   },
 ];
 

@@ -11,6 +11,9 @@ import { configSecrets, createRedactor, envSecrets } from '../../core/redact.js'
 import type { AnyTool, ServiceRegistry } from '../../core/tool.js';
 import { CLI_VERSION } from '../../core/version.js';
 import { tools as allTools } from '../../tools/index.js';
+import type { Principal } from './auth/principal.js';
+import { authSettings, type AuthSettings } from './auth/settings.js';
+import type { Deployment } from './deployment.js';
 import { httpSettings, type HttpSettings } from './http-settings.js';
 import { createCatalogue, createServer } from './server.js';
 import { startHttp, startStdio } from './transports.js';
@@ -34,8 +37,10 @@ export interface RunMcpOptions {
   http?: boolean;
   /** HTTP port; default 8765 (DEFAULT_HTTP_PORT); 0 picks a free one. */
   port?: number;
-  /** HTTP host; default 127.0.0.1. Only loopback hosts are accepted. */
+  /** HTTP host; default 127.0.0.1. Beyond loopback only with sign-in configured (ZOTEUS_AUTH). */
   host?: string;
+  /** The address clients reach the server at (overrides ZOTEUS_PUBLIC_URL). */
+  publicUrl?: string;
   stdin?: Readable;
   stdout?: Writable;
   /** Diagnostics and the listening URL; default process.stderr. */
@@ -69,10 +74,15 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
 
   let config: Config;
   let settings: HttpSettings | undefined;
+  let auth: AuthSettings | undefined;
+  const env: Env = options.publicUrl ? { ...options.env, ZOTEUS_PUBLIC_URL: options.publicUrl } : options.env;
   try {
-    config = loadConfig(options.env);
+    config = loadConfig(env);
     redact = redact.with(configSecrets(config));
-    if (options.http) settings = httpSettings(options.env);
+    if (options.http) {
+      settings = httpSettings(env);
+      auth = authSettings(env);
+    }
   } catch (error) {
     return report(error);
   }
@@ -88,7 +98,17 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
     writeLog,
     services,
   });
-  const serve = () => createServer(catalogue);
+  let deployment: Deployment | undefined;
+  // With sign-in, each request runs as its tenant (deployment.ts); without, as this machine's user.
+  const serve = async (context: { principal?: Principal } = {}) =>
+    context.principal && deployment
+      ? createServer(catalogue, {
+          tenant: {
+            caller: `tenant-${context.principal.tenantId}`,
+            deps: await deployment.tenantDeps(context.principal),
+          },
+        })
+      : createServer(catalogue);
 
   try {
     if (!options.http) {
@@ -101,11 +121,23 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
       await stdio.closed;
       return 0;
     }
+    if (auth) {
+      const { openDeployment } = await import('./deployment.js');
+      const { openStateDatabase } = await import('../../core/store/state.js');
+      const state = await openStateDatabase(env, config);
+      deployment = await openDeployment({ env, settings: auth, base: catalogue.deps, state }).catch(
+        async (error: unknown) => {
+          await state.db.close();
+          throw error;
+        },
+      );
+    }
     const handle = await startHttp(serve, {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host !== undefined ? { host: options.host } : {}),
       log: writeLog,
       ...(settings ? { settings } : {}),
+      ...(deployment ? { auth: deployment.auth } : {}),
     });
     await stopped(options.signal);
     await handle.close();
@@ -113,6 +145,7 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   } catch (error) {
     return report(error);
   } finally {
+    await deployment?.close();
     await services.close();
   }
 

@@ -182,6 +182,12 @@ export interface InstanceBinding {
   caller?: string;
   /** Where the transport puts `tools/call` arguments that are not an object (protocol.ts). */
   setAside?: SetAsideArguments;
+  /**
+   * On a shared deployment with sign-in, the tenant this instance serves: its calls run with
+   * these deps (the tenant's key, library, services, state), and its caller is the tenant,
+   * whatever the transport binds later.
+   */
+  tenant?: { caller: string; deps: Pick<Deps, 'config' | 'services' | 'redact' | 'sharedState'> };
 }
 
 /**
@@ -196,6 +202,8 @@ class ZoteusServer extends Server {
   fileRoot: string | undefined;
   /** Who calls, on a shared deployment: their idempotency keys are their own. */
   callerId: string | undefined;
+  /** The tenant's deps over the catalogue's (InstanceBinding.tenant). */
+  tenantDeps: Pick<Deps, 'config' | 'services' | 'redact' | 'sharedState'> | undefined;
   setAside = new SetAsideArguments();
 
   constructor(
@@ -210,7 +218,11 @@ class ZoteusServer extends Server {
   bind(binding: InstanceBinding): void {
     if (binding.transport !== undefined) this.transport_ = binding.transport;
     if (binding.setAside !== undefined) this.setAside = binding.setAside;
-    if (binding.caller !== undefined) {
+    if (binding.tenant !== undefined) {
+      this.tenantDeps = binding.tenant.deps;
+      this.callerId = binding.tenant.caller;
+      this.fileRoot = join(this.#dataDir, 'callers', callerFolderName(binding.tenant.caller));
+    } else if (binding.caller !== undefined && this.tenantDeps === undefined) {
       this.callerId = binding.caller;
       this.fileRoot = join(this.#dataDir, 'callers', callerFolderName(binding.caller));
     }
@@ -276,7 +288,7 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
     catalogue.config.dataDir,
   );
   server.bind(binding);
-  const { deps } = catalogue;
+  const deps: Deps = server.tenantDeps ? { ...catalogue.deps, ...server.tenantDeps } : catalogue.deps;
 
   /**
    * Runs one request's work: a request id in its result (or its error's `data`) and one log

@@ -1,0 +1,169 @@
+/**
+ * A shared deployment: the HTTP server with sign-in, serving many people. What it keeps lives
+ * in one state database (PostgreSQL at ZOTEUS_DATABASE_URL, for replicas; else an embedded
+ * SQLite file, `<data dir>/server.db`, for a single server): OAuth clients, codes and tokens,
+ * the tenants and their encrypted Zotero keys, each tenant's idempotency records and write
+ * journal. Each request with a valid token runs as its tenant: the tenant's own key and
+ * library, its own folder, caches and services, never the server machine's desktop Zotero.
+ */
+import { join } from 'node:path';
+import type { Config } from '../../core/config.js';
+import { createServiceRegistry } from '../../core/deps.js';
+import { ZoteusError } from '../../core/errors.js';
+import type { Env } from '../../core/paths.js';
+import { sqlAuthStore } from '../../core/store/auth-store.js';
+import { migrationStatus } from '../../core/store/migrations.js';
+import { migrateState, STATE_MIGRATIONS, type StateDatabase } from '../../core/store/state.js';
+import { SECRET_KEYS_VAR, secretKeysFromEnv } from '../../core/tenants/secrets.js';
+import { tenantStore, type Tenant, type TenantStore } from '../../core/tenants/store.js';
+import type { Deps, ServiceRegistry } from '../../core/tool.js';
+import { zoteroOAuthSettings, zoteroSignIn } from '../../core/zotero/oauth1.js';
+import type { AuthServerOptions } from './auth/routes.js';
+import type { Principal } from './auth/principal.js';
+import type { AuthSettings } from './auth/settings.js';
+import { callerFolderName } from './server.js';
+
+/** How long a tenant's decrypted key is kept in memory before the database is asked again. */
+const TENANT_CACHE_MS = 60_000;
+/** Tenants whose services (a Zotero client, caches) stay open at once; the least recent closes first. */
+const MAX_OPEN_TENANTS = 200;
+
+export interface Deployment {
+  /** The authorization server's options (startHttp's `auth`). */
+  auth: AuthServerOptions;
+  /** The deps a request of this principal runs with, over the catalogue's. */
+  tenantDeps(principal: Principal): Promise<Pick<Deps, 'config' | 'services' | 'redact' | 'sharedState'>>;
+  /** For `/readyz`: the database answers and has every migration. */
+  ready(): Promise<{ ready: boolean; reason?: string }>;
+  tenants: TenantStore;
+  close(): Promise<void>;
+}
+
+export interface DeploymentOptions {
+  env: Env;
+  settings: AuthSettings;
+  /** The server's configuration; a tenant's is derived from it. */
+  base: Pick<Deps, 'config' | 'redact'>;
+  state: StateDatabase;
+  now?: () => number;
+}
+
+/** The configuration a tenant's calls run with: its key and library, its caches, no desktop. */
+export function tenantConfig(
+  base: Config,
+  tenant: Pick<Tenant, 'id' | 'apiKey'>,
+  readOnlyGrant: boolean,
+): Config {
+  return {
+    ...base,
+    apiKey: tenant.apiKey,
+    libraryType: 'user',
+    libraryId: Number(tenant.id),
+    // The server machine's Zotero belongs to nobody who signs in.
+    local: 'off',
+    localApiKey: undefined,
+    writes: 'cloud',
+    readOnlyGrant,
+    cacheDir: join(base.cacheDir, 'tenants', callerFolderName(`tenant-${tenant.id}`)),
+  };
+}
+
+export async function openDeployment(options: DeploymentOptions): Promise<Deployment> {
+  const { env, state } = options;
+  const now = options.now ?? Date.now;
+  const keys = secretKeysFromEnv(env);
+  if (!keys) {
+    throw new ZoteusError(
+      'validation_error',
+      `Sign-in needs ${SECRET_KEYS_VAR}: the keys that encrypt each person's Zotero key at rest.`,
+      {
+        field: SECRET_KEYS_VAR,
+        hint: `Set ${SECRET_KEYS_VAR} to the output of \`openssl rand -base64 32\`.`,
+      },
+    );
+  }
+  const oauth = zoteroOAuthSettings(env);
+  if (!oauth) {
+    throw new ZoteusError(
+      'validation_error',
+      'Sign-in with Zotero needs the client key and secret of an app registered with Zotero.',
+      {
+        field: 'ZOTEUS_ZOTERO_OAUTH_KEY',
+        hint: 'Register an app at https://www.zotero.org/oauth/apps and set ZOTEUS_ZOTERO_OAUTH_KEY and ZOTEUS_ZOTERO_OAUTH_SECRET.',
+      },
+    );
+  }
+  await migrateState(state);
+  const tenants = tenantStore(state.db, keys, now);
+  const known = new Map<string, { tenant: Tenant; at: number }>();
+  const open = new Map<string, ServiceRegistry>();
+
+  const servicesOf = (id: string): ServiceRegistry => {
+    let services = open.get(id);
+    if (services) {
+      open.delete(id);
+    } else {
+      services = createServiceRegistry();
+      if (open.size >= MAX_OPEN_TENANTS) {
+        const [oldest, closing] = open.entries().next().value as [string, ServiceRegistry];
+        open.delete(oldest);
+        void closing.close();
+      }
+    }
+    open.set(id, services);
+    return services;
+  };
+
+  const tenantOf = async (id: string): Promise<Tenant> => {
+    const cached = known.get(id);
+    if (cached && now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
+    const tenant = await tenants.get(id);
+    if (!tenant) {
+      known.delete(id);
+      throw new ZoteusError('auth_invalid', 'Your Zotero sign-in is no longer kept by this server.', {
+        hint: 'Sign in again through your MCP client.',
+      });
+    }
+    known.set(id, { tenant, at: now() });
+    return tenant;
+  };
+
+  return {
+    tenants,
+    auth: {
+      settings: options.settings,
+      store: sqlAuthStore(state.db),
+      signIn: zoteroSignIn(oauth),
+      onSignIn: async (signedIn) => {
+        await tenants.put({ id: signedIn.tenantId, username: signedIn.username, apiKey: signedIn.apiKey });
+        known.delete(signedIn.tenantId);
+      },
+      now,
+    },
+    async tenantDeps(principal) {
+      const tenant = await tenantOf(principal.tenantId);
+      const config = tenantConfig(options.base.config, tenant, principal.readOnly);
+      return {
+        config,
+        services: servicesOf(tenant.id),
+        redact: options.base.redact.with([tenant.apiKey]),
+        sharedState: { db: state.db, owner: `tenant:${tenant.id}` },
+      };
+    },
+    async ready() {
+      try {
+        const status = await migrationStatus(state.db, STATE_MIGRATIONS);
+        return status.pending.length === 0
+          ? { ready: true }
+          : { ready: false, reason: `migrations pending: ${status.pending.join(', ')}` };
+      } catch {
+        return { ready: false, reason: 'the state database does not answer' };
+      }
+    },
+    async close() {
+      for (const services of open.values()) await services.close();
+      open.clear();
+      await state.db.close();
+    },
+  };
+}

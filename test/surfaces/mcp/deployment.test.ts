@@ -1,0 +1,277 @@
+/**
+ * A shared deployment, started as an operator would (`runMcp` with sign-in and a PostgreSQL
+ * state database): people sign in through the loopback fake of Zotero's OAuth, and each one's
+ * calls run as their own tenant: their own Zotero key and library, their own idempotency
+ * records and journal, their own files; a read-only grant refuses writes; keys are encrypted
+ * at rest and never logged.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMcp } from '../../../src/surfaces/mcp/run.js';
+import { postgresUrl } from '../../support/postgres.js';
+import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zotero-oauth-server.js';
+import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
+import { REDIRECT_URI, browse } from './auth/world.js';
+import { isolatedEnv } from './harness.js';
+
+const KEY_ADA = 'AdaKey0000000000000000A1';
+const KEY_BOB = 'BobKey0000000000000000B2';
+const KEY_CY = 'CyKey00000000000000000C3';
+const SECRET = randomBytes(32).toString('base64');
+
+let zotero: ZoteroTestServer;
+let oauth: ZoteroOAuthFake;
+let databaseUrl: string;
+let base: string;
+let stop: AbortController;
+let running: Promise<number>;
+const stderr: string[] = [];
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+beforeAll(async () => {
+  zotero = await startZoteroServer();
+  for (const [id, name, key] of [
+    [101, 'ada', KEY_ADA],
+    [202, 'bob', KEY_BOB],
+    [303, 'cy', KEY_CY],
+  ] as const) {
+    zotero.addUser({ userID: id, username: name });
+    zotero.addKey({ key, userID: id, access: { user: { library: true, notes: true, write: true } } });
+  }
+  zotero.library('users/101').addItems([{ title: 'Ada only: analytical engines' }]);
+  zotero.library('users/202').addItems([{ title: 'Bob only: bridges' }]);
+  oauth = await startZoteroOAuthServer();
+  databaseUrl = await postgresUrl();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const err = new PassThrough();
+  err.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  stop = new AbortController();
+  running = runMcp({
+    env: isolatedEnv({
+      ...oauth.env(),
+      ZOTERO_API_URL: zotero.url,
+      ZOTEUS_AUTH: 'zotero',
+      ZOTEUS_SECRET_KEYS: SECRET,
+      ZOTEUS_DATABASE_URL: databaseUrl,
+    }),
+    http: true,
+    port,
+    publicUrl: base,
+    stderr: err,
+    signal: stop.signal,
+  });
+  // Listening once the metadata answers.
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`${base}/.well-known/oauth-protected-resource`).catch(() => undefined);
+    if (up?.ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+afterAll(async () => {
+  stop.abort();
+  expect(await running).toBe(0);
+  await oauth.close();
+  await zotero.close();
+});
+
+/** Signs a person in (registration, PKCE, Zotero, the code) and returns an access token. */
+async function signIn(user: { userID: number; username: string; apiKey: string }, choose?: 'read-only') {
+  oauth.user = user;
+  const registered = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Test client',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL(`${base}/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: `${base}/mcp`,
+    scope: 'zotero:read zotero:write',
+    state: 's',
+  }))
+    authorize.searchParams.set(k, v);
+  const back = await browse(authorize.href, choose ? { choose } : {});
+  const token = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      code_verifier: verifier,
+      client_id,
+      redirect_uri: REDIRECT_URI,
+      resource: `${base}/mcp`,
+    }).toString(),
+  });
+  expect(token.status).toBe(200);
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
+async function clientWith(token: string): Promise<Client> {
+  const client = new Client({ name: 'deployment-test', version: '0.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+const textOf = (result: unknown) =>
+  (result as { content: Array<{ type: string; text: string }> }).content.map((c) => c.text).join('\n');
+const dataOf = (result: unknown) =>
+  (result as { structuredContent: Record<string, unknown> }).structuredContent;
+
+describe('a shared deployment with sign-in and PostgreSQL', () => {
+  let ada: Client;
+  let bob: Client;
+  beforeAll(async () => {
+    ada = await clientWith(await signIn({ userID: 101, username: 'ada', apiKey: KEY_ADA }));
+    bob = await clientWith(await signIn({ userID: 202, username: 'bob', apiKey: KEY_BOB }));
+  });
+  afterAll(async () => {
+    await ada.close();
+    await bob.close();
+  });
+
+  it('each person reads their own library with their own key; the server has no key of its own', async () => {
+    zotero.clearLog();
+    const mine = await ada.callTool({ name: 'zotero_search_items', arguments: {} });
+    expect(textOf(mine)).toContain('Ada only: analytical engines');
+    expect(textOf(mine)).not.toContain('Bob only');
+    const theirs = await bob.callTool({ name: 'zotero_search_items', arguments: {} });
+    expect(textOf(theirs)).toContain('Bob only: bridges');
+    expect(textOf(theirs)).not.toContain('Ada only');
+    const reads = zotero.log.filter((r) => r.path.includes('/items'));
+    const keyOf = (r: (typeof reads)[number]) =>
+      r.headers['zotero-api-key'] ?? r.headers.authorization?.replace('Bearer ', '');
+    expect(reads.filter((r) => r.path.startsWith('/users/101')).map(keyOf)).toEqual([KEY_ADA]);
+    expect(reads.filter((r) => r.path.startsWith('/users/202')).map(keyOf)).toEqual([KEY_BOB]);
+    expect(reads.filter((r) => !/^\/users\/(101|202)\//.test(r.path))).toEqual([]);
+  });
+
+  it("a tenant cannot address another's library: Zotero refuses the key, nothing is read", async () => {
+    const result = await ada.callTool({
+      name: 'zotero_search_items',
+      arguments: { library_type: 'user', library_id: 202 },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).not.toContain('Bob only');
+  });
+
+  it('the same idempotency key from two tenants is two requests, each landing in its own library, each journaled as its own', async () => {
+    const args = {
+      items: [{ itemType: 'book', title: 'Shared key, two people' }],
+      idempotency_key: 'same-key-1',
+    };
+    const first = await ada.callTool({ name: 'zotero_create_items', arguments: args });
+    expect(first.isError ?? false).toBe(false);
+    const second = await bob.callTool({ name: 'zotero_create_items', arguments: args });
+    expect(second.isError ?? false).toBe(false);
+    const titled = (prefix: string) =>
+      [...zotero.library(prefix).items.values()].filter((i) => i.title === 'Shared key, two people');
+    expect(titled('users/101')).toHaveLength(1);
+    expect(titled('users/202')).toHaveLength(1);
+    // Ada's retry replays her own record, and writes nothing more.
+    const again = await ada.callTool({ name: 'zotero_create_items', arguments: args });
+    expect(textOf(again)).toBe(textOf(first));
+    expect(titled('users/101')).toHaveLength(1);
+
+    const history = async (client: Client) =>
+      (dataOf(await client.callTool({ name: 'zotero_history', arguments: {} })).requests as Array<{
+        requestId: string;
+        library: string;
+      }>) ?? [];
+    const adas = await history(ada);
+    const bobs = await history(bob);
+    expect(adas.map((r) => r.library)).toEqual(['users/101']);
+    expect(bobs.map((r) => r.library)).toEqual(['users/202']);
+    // Bob cannot undo Ada's request: it is not in his journal.
+    const undo = await bob.callTool({ name: 'zotero_undo', arguments: { request_id: adas[0]!.requestId } });
+    expect(undo.isError).toBe(true);
+    expect(textOf(undo)).toContain('not_found');
+    expect(titled('users/101')).toHaveLength(1);
+
+    const db = new pg.Client(databaseUrl);
+    await db.connect();
+    const owners = await db.query('SELECT DISTINCT owner FROM journal_requests ORDER BY owner');
+    const scopes = await db.query(
+      "SELECT scope FROM idempotency_requests WHERE key = 'same-key-1' ORDER BY scope",
+    );
+    await db.end();
+    expect(owners.rows.map((r: { owner: string }) => r.owner)).toEqual(['tenant:101', 'tenant:202']);
+    expect(scopes.rows.map((r: { scope: string }) => r.scope)).toEqual([
+      'mcp:tenant-101:zotero_create_items',
+      'mcp:tenant-202:zotero_create_items',
+    ]);
+  });
+
+  it('a read-only grant reads, and its writes are refused in its own terms before anything is sent', async () => {
+    const cy = await clientWith(await signIn({ userID: 303, username: 'cy', apiKey: KEY_CY }, 'read-only'));
+    try {
+      expect((await cy.callTool({ name: 'zotero_search_items', arguments: {} })).isError ?? false).toBe(
+        false,
+      );
+      zotero.clearLog();
+      const refused = await cy.callTool({
+        name: 'zotero_create_items',
+        arguments: { items: [{ itemType: 'book', title: 'Not by a reader' }] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain('you signed in to this server with read-only access');
+      expect(zotero.log.filter((r) => r.method !== 'GET')).toEqual([]);
+    } finally {
+      await cy.close();
+    }
+  });
+
+  it('the keys are encrypted at rest, and no key reaches the log', async () => {
+    const db = new pg.Client(databaseUrl);
+    await db.connect();
+    const rows = await db.query('SELECT id, username, key_ciphertext FROM tenants ORDER BY id');
+    await db.end();
+    expect(rows.rows.map((r: { id: string }) => r.id)).toEqual(['101', '202', '303']);
+    const stored = JSON.stringify(rows.rows);
+    for (const key of [KEY_ADA, KEY_BOB, KEY_CY, SECRET]) {
+      expect(stored).not.toContain(key);
+      expect(stderr.join('')).not.toContain(key);
+    }
+  });
+
+  it('a request without a token is a 401 naming the metadata', async () => {
+    const response = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+});

@@ -145,6 +145,13 @@ export interface SharedState {
   db: SqlClient;
   /** Whose records these are: every row read or written carries it. */
   owner: string;
+  /**
+   * With replicas on PostgreSQL: this replica's id, under which it holds its share of the
+   * in-flight bounds (core/store/shared-limits.ts), and the cap on all requests to one
+   * upstream server (ZOTEUS_UPSTREAM_MAX_IN_FLIGHT), if any.
+   */
+  replica?: string | undefined;
+  upstreamMaxInFlight?: number | undefined;
 }
 
 export interface ServiceRegistry {

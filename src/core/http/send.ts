@@ -29,7 +29,7 @@ import {
   retryAfterMs,
   type RateLimiter,
 } from './ratelimit.js';
-import type { CallContext, Clock, FetchLike, Slots } from './types.js';
+import type { CallContext, Clock, FetchLike, SharedLimits, Slots } from './types.js';
 
 /** Redirects followed for one request; the next one is refused. */
 export const MAX_REDIRECTS = 5;
@@ -74,6 +74,8 @@ export interface HttpLayerOptions {
   /** One line per exchange (method, what, status, ms), already redacted. */
   log?: ((line: string) => void) | undefined;
   slots?: Slots | undefined;
+  /** On a deployment of several replicas: the bound and the pauses they share (SharedLimits). */
+  shared?: SharedLimits | undefined;
   /**
    * The origin the client's credentials were configured for (its base URL's). Default: the
    * origin of each request's own URL.
@@ -261,7 +263,17 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     for (;;) {
       await rate.waitUntil(call, rate.pausedUntil, pause);
       request.signal?.throwIfAborted();
-      const release = options.slots ? await options.slots.acquire() : undefined;
+      const local = options.slots ? await options.slots.acquire() : undefined;
+      const shared = options.shared ? await options.shared.acquire() : undefined;
+      const release =
+        shared || local
+          ? () => {
+              shared?.release();
+              local?.();
+            }
+          : undefined;
+      // Another replica may have been asked to pause: its pause is ours too.
+      if (shared) rate.pauseUntil(shared.pausedUntil);
       if (rate.pausedUntil > rate.now()) {
         // A pause arrived while this request queued for a slot: it applies to us too.
         release?.();
@@ -299,7 +311,10 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
 
       if (policy.backoffHeader) {
         const backoff = parseBackoff(answer.headers);
-        if (backoff !== undefined) rate.pauseUntil(rate.now() + backoff);
+        if (backoff !== undefined) {
+          rate.pauseUntil(rate.now() + backoff);
+          options.shared?.pause(rate.pausedUntil);
+        }
       }
       if (statuses.has(answer.status)) {
         const retryAfter = retryAfterMs(answer.headers, rate.now());
@@ -315,7 +330,12 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
           call,
           until,
           (seconds) => failures.rateLimited(seconds, cause, false),
-          retryAfter === undefined ? undefined : () => rate.pauseUntil(until),
+          retryAfter === undefined
+            ? undefined
+            : () => {
+                rate.pauseUntil(until);
+                options.shared?.pause(until);
+              },
         );
         continue;
       }

@@ -24,3 +24,15 @@ export interface CallContext {
 export interface Slots {
   acquire(): Promise<() => void>;
 }
+
+/**
+ * Limits shared with the other replicas of a shared deployment (core/store/shared-limits.ts):
+ * a slot of the in-flight bound that holds across replicas, and the pause (`Backoff`,
+ * `Retry-After`) one replica was asked for, which every replica then waits out.
+ */
+export interface SharedLimits {
+  /** Waits for a slot; `pausedUntil`: the latest pause any replica recorded (clock milliseconds). */
+  acquire(): Promise<{ release(): void; pausedUntil: number }>;
+  /** Records a pause for every replica. Never throws: a lost record only costs another 429. */
+  pause(until: number): void;
+}

@@ -17,9 +17,11 @@ import { randomHex, sha256 } from '../node-crypto.js';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
+import type { SharedLimits } from '../http/types.js';
 import type { Deps } from '../tool.js';
 import {
   createZoteroClient,
+  DEFAULT_MAX_IN_FLIGHT,
   type CallContext,
   type KeyAccess,
   type KeyInfo,
@@ -54,9 +56,9 @@ interface KeyState {
  * invocation), built from the configuration; its request log goes to `deps.log.debug`.
  */
 export function webClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log' | 'services'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log' | 'services' | 'sharedState'>,
 ): Promise<ZoteroClient> {
-  return deps.services.get(ZOTERO_CLIENT_SERVICE, () =>
+  return deps.services.get(ZOTERO_CLIENT_SERVICE, async () =>
     createZoteroClient({
       apiUrl: deps.config.apiUrl,
       apiKey: deps.config.apiKey,
@@ -65,7 +67,31 @@ export function webClient(
       clock: deps.clock,
       redact: deps.redact,
       log: (line) => deps.log.debug(line),
+      shared: await sharedLimitsOf(deps),
     }),
+  );
+}
+
+/**
+ * On replicas sharing PostgreSQL, the bounds this key's requests share with the other replicas
+ * (the key only ever hashed); undefined on one machine or one server.
+ */
+async function sharedLimitsOf(deps: Pick<Deps, 'config' | 'sharedState'>): Promise<SharedLimits | undefined> {
+  const state = deps.sharedState;
+  if (!state || state.replica === undefined || state.db.dialect !== 'postgres' || !deps.config.apiKey)
+    return undefined;
+  const { sharedLimits } = await import('../store/shared-limits.js');
+  const key = sha256().update(deps.config.apiUrl).update('\u0000').update(deps.config.apiKey).digest('hex');
+  const upstream = new URL(deps.config.apiUrl).origin;
+  return sharedLimits(
+    state.db,
+    [
+      { scope: `key:${key.slice(0, 32)}`, max: DEFAULT_MAX_IN_FLIGHT },
+      ...(state.upstreamMaxInFlight
+        ? [{ scope: `upstream:${upstream}`, max: state.upstreamMaxInFlight }]
+        : []),
+    ],
+    { replica: state.replica },
   );
 }
 

@@ -12,6 +12,7 @@ import { tenantsMigration } from '../tenants/store.js';
 import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
 import { migrate, type Migration } from './migrations.js';
+import { sharedLimitsMigration } from './shared-limits.js';
 import { openPostgresClient, openSqliteClient, type SqlClient } from './sql.js';
 
 /** Every table of the state database, in the order they are made. */
@@ -19,6 +20,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   idempotencyMigration,
   tenantsMigration,
   journalMigration,
+  sharedLimitsMigration,
   { id: '0100_auth', statements: authMigrations },
 ];
 

@@ -170,6 +170,7 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     random: options.random,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     slots: createSemaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT),
+    shared: options.shared,
     // The key is the configured server's: a redirect elsewhere goes without it.
     credentialOrigin: origin,
     // Nor do Zotero's own headers (the API version, write tokens, version preconditions): a

@@ -2,6 +2,7 @@
  * Public types of the Zotero Web API v3 client. Kept apart from the code so callers
  * (the library port, the write engine, tools) can import them without pulling in fetch.
  */
+import type { SharedLimits } from '../http/types.js';
 import type { CallContext, FetchLike } from '../http/types.js';
 import type { Redactor } from '../redact.js';
 import type { Clock } from '../tool.js';
@@ -31,6 +32,8 @@ export interface ZoteroClientOptions {
   random?: (() => number) | undefined;
   /** Requests in flight at once to this server (default 4, the documented limit). */
   maxInFlight?: number | undefined;
+  /** On a deployment of replicas: the in-flight bound and pauses shared with the others. */
+  shared?: SharedLimits | undefined;
 }
 
 /** `users/123` or `groups/456`. */

@@ -6,6 +6,8 @@
  * journal. Each request with a valid token runs as its tenant: the tenant's own key and
  * library, its own folder, caches and services, never the server machine's desktop Zotero.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../core/config.js';
 import { createServiceRegistry } from '../../core/deps.js';
@@ -68,6 +70,20 @@ export function tenantConfig(
   };
 }
 
+/** ZOTEUS_UPSTREAM_MAX_IN_FLIGHT: requests in flight to the Zotero server from all replicas, all keys. */
+function upstreamCap(env: Env): number | undefined {
+  const raw = env.ZOTEUS_UPSTREAM_MAX_IN_FLIGHT?.trim();
+  if (!raw) return undefined;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) {
+    throw new ZoteusError(
+      'validation_error',
+      `ZOTEUS_UPSTREAM_MAX_IN_FLIGHT must be a whole number of requests, 1 or more; got '${raw}'.`,
+      { field: 'ZOTEUS_UPSTREAM_MAX_IN_FLIGHT', hint: 'Unset it for no cap beyond 4 per Zotero key.' },
+    );
+  }
+  return Number(raw);
+}
+
 export async function openDeployment(options: DeploymentOptions): Promise<Deployment> {
   const { env, state } = options;
   const now = options.now ?? Date.now;
@@ -95,6 +111,9 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
   }
   await migrateState(state);
   const tenants = tenantStore(state.db, keys, now);
+  // Who holds this process's share of the Zotero keys' in-flight bounds (shared-limits.ts).
+  const replica = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const upstreamMaxInFlight = upstreamCap(env);
   const known = new Map<string, { tenant: Tenant; at: number }>();
   const open = new Map<string, ServiceRegistry>();
 
@@ -147,7 +166,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
         config,
         services: servicesOf(tenant.id),
         redact: options.base.redact.with([tenant.apiKey]),
-        sharedState: { db: state.db, owner: `tenant:${tenant.id}` },
+        sharedState: { db: state.db, owner: `tenant:${tenant.id}`, replica, upstreamMaxInFlight },
       };
     },
     async ready() {

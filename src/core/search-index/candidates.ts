@@ -16,9 +16,9 @@ import type { IndexDb } from './store.js';
 import { keywordWords } from './stopwords.js';
 import { ftsQuote } from './terms.js';
 
-const RARE_DOCS = 1500;
+export const RARE_DOCS = 1500;
 export const CANDIDATE_CAP = 3000;
-const PREFIX_TERMS = 50;
+export const PREFIX_TERMS = 50;
 
 export interface CandidatePlan {
   /** The FTS5 expression to score, or undefined when no query word occurs in the library. */

@@ -14,7 +14,7 @@ import { ftsWords } from './terms.js';
 import { toolRef } from '../call/refs.js';
 
 /** BM25 weight of each column (TEXT_COLUMNS order): a title hit says more than a full-text one. */
-const WEIGHTS: Readonly<Record<TextColumn, number>> = {
+export const WEIGHTS: Readonly<Record<TextColumn, number>> = {
   title: 10,
   creators: 4,
   abstract: 4,
@@ -26,7 +26,7 @@ const WEIGHTS: Readonly<Record<TextColumn, number>> = {
 };
 
 /** Candidates read from each ranking before fusion. */
-const DEPTH = 200;
+export const DEPTH = 200;
 
 export interface RankedHit {
   key: string;

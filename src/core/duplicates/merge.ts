@@ -26,7 +26,7 @@ import {
 } from '../items/read/common.js';
 import { fitRows, ROWS_BUDGET } from '../items/read/bounds.js';
 import { localSchema, type ItemSchema } from '../items/schema.js';
-import { loadPlan, planDir, savePlan } from '../store/plans.js';
+import { openPlanStore } from '../store/plans.js';
 import type { Deps } from '../tool.js';
 import { applySetChange } from '../writes/index.js';
 import type { FailedEntry } from '../zotero/types.js';
@@ -283,7 +283,7 @@ async function preview(deps: Deps, input: MergeInput): Promise<MergeOutput> {
     others: others.map((o) => ({ key: o.key, version: versionOf(o) })),
     fill: input.fill === true,
   };
-  const plan = savePlan(planDir(deps), MERGE_PLAN_KIND, route.library, body);
+  const plan = await (await openPlanStore(deps)).save(MERGE_PLAN_KIND, route.library, body);
   return bounded({
     applied: false,
     planId: plan.id,
@@ -340,7 +340,7 @@ export async function mergeItems(deps: Deps, input: MergeInput): Promise<MergeOu
   const call = lib.client.newCall();
   let plan: { id: string; expiresAt: string; body: PlanBody } | undefined;
   if (input.plan_id !== undefined) {
-    plan = loadPlan<PlanBody>(planDir(deps), MERGE_PLAN_KIND, uris, input.plan_id);
+    plan = await (await openPlanStore(deps)).load<PlanBody>(MERGE_PLAN_KIND, uris, input.plan_id);
     const same =
       plan.body.master.key === input.master_key &&
       plan.body.others.map((o) => o.key).join(',') === [...new Set(input.item_keys)].join(',');

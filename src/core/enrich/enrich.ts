@@ -23,7 +23,7 @@ import { localSchema, type ItemSchema } from '../items/schema.js';
 import { crossrefWorks, type CrossrefWork } from '../metadata/crossref.js';
 import { serviceClient } from '../metadata/service.js';
 import { openAlexSkipped } from '../metadata/openalex.js';
-import { loadPlan, planDir, savePlan } from '../store/plans.js';
+import { openPlanStore } from '../store/plans.js';
 import type { Deps } from '../tool.js';
 import { doiOf } from '../versions/candidates.js';
 import { TITLE_THRESHOLD } from '../versions/similarity.js';
@@ -427,7 +427,7 @@ function outputOf(
 
 export async function enrich(deps: Deps, input: EnrichInput): Promise<EnrichOutput> {
   checkEnrich(input);
-  const dir = planDir(deps);
+  const plans = await openPlanStore(deps);
   let body: PlanBody;
   let failed: FailedEntry[] = [];
   let route: Answered;
@@ -435,14 +435,14 @@ export async function enrich(deps: Deps, input: EnrichInput): Promise<EnrichOutp
   if (input.plan_id !== undefined) {
     const { openWebLibrary } = await import('../library/web.js');
     const lib = await openWebLibrary(deps, input, { access: 'write' });
-    const plan = loadPlan<PlanBody>(dir, PLAN_KIND, lib.prefix, input.plan_id);
+    const plan = await plans.load<PlanBody>(PLAN_KIND, lib.prefix, input.plan_id);
     body = plan.body;
     planned = { planId: plan.id, expiresAt: plan.expiresAt };
     route = { backend: 'web', library: lib.prefix };
   } else {
     ({ body, failed, route } = await preview(deps, input));
     if (input.apply !== true) {
-      const plan = body.entries.length ? savePlan(dir, PLAN_KIND, route.library, body) : undefined;
+      const plan = body.entries.length ? await plans.save(PLAN_KIND, route.library, body) : undefined;
       return outputOf(
         body,
         {

@@ -12,6 +12,7 @@ import { tenantsMigration } from '../tenants/store.js';
 import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
 import { migrate, type Migration } from './migrations.js';
+import { plansMigration } from './plans-sql.js';
 import { sharedLimitsMigration } from './shared-limits.js';
 import { openPostgresClient, openSqliteClient, type SqlClient } from './sql.js';
 
@@ -20,6 +21,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   idempotencyMigration,
   tenantsMigration,
   journalMigration,
+  plansMigration,
   sharedLimitsMigration,
   { id: '0100_auth', statements: authMigrations },
 ];

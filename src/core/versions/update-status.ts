@@ -11,7 +11,7 @@ import type { WebApiItem } from '../library/port.js';
 import type { Answered } from '../items/read/common.js';
 import { worksInScope } from '../items/read/entries.js';
 import { localSchema } from '../items/schema.js';
-import { loadPlan, planDir, savePlan } from '../store/plans.js';
+import { openPlanStore } from '../store/plans.js';
 import type { Deps } from '../tool.js';
 import { applySetChange, createObjects, RefusedChange } from '../writes/index.js';
 import { failedEntry } from '../zotero/errors.js';
@@ -185,7 +185,7 @@ function applyEntry(entry: PlanBody['entries'][number], tag: string | undefined)
 
 export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promise<UpdateStatusOutput> {
   checkUpdateStatus(input);
-  const dir = planDir(deps);
+  const plans = await openPlanStore(deps);
   let body: PlanBody;
   let failed: FailedEntry[] = [];
   let route: Answered;
@@ -194,7 +194,7 @@ export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promis
   if (input.plan_id !== undefined) {
     const { openWebLibrary } = await import('../library/web.js');
     const lib = await openWebLibrary(deps, input, { access: 'write' });
-    const plan = loadPlan<PlanBody>(dir, PLAN_KIND, lib.prefix, input.plan_id);
+    const plan = await plans.load<PlanBody>(PLAN_KIND, lib.prefix, input.plan_id);
     body = plan.body;
     planId = plan.id;
     expiresAt = plan.expiresAt;
@@ -202,7 +202,7 @@ export async function updateStatus(deps: Deps, input: UpdateStatusInput): Promis
   } else {
     ({ body, failed, route } = await preview(deps, input));
     if (input.apply !== true) {
-      const plan = body.entries.length ? savePlan(dir, PLAN_KIND, route.library, body) : undefined;
+      const plan = body.entries.length ? await plans.save(PLAN_KIND, route.library, body) : undefined;
       return boundPlanAnswer<UpdateStatusOutput>(
         {
           applied: false,

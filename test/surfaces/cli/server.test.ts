@@ -15,7 +15,7 @@ import { postgresUrl } from '../../support/postgres.js';
 
 const OLD = Buffer.alloc(32, 7).toString('base64');
 const NEW = Buffer.alloc(32, 9).toString('hex');
-const IDS = ['0001_idempotency', '0003_tenants', '0004_journal', '0100_auth'];
+const IDS = ['0001_idempotency', '0003_tenants', '0004_journal', '0006_plans', '0100_auth'];
 
 let box: ReturnType<typeof sandbox>;
 let url: string;

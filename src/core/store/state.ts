@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { journalMigration } from '../journal/store-sql.js';
+import { searchIndexMigration } from '../search-index/postgres.js';
 import { tenantsMigration } from '../tenants/store.js';
 import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
@@ -23,6 +24,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   journalMigration,
   plansMigration,
   sharedLimitsMigration,
+  searchIndexMigration,
   { id: '0100_auth', statements: authMigrations },
 ];
 

@@ -3,6 +3,7 @@
  * per invocation (CLI); everything stateful hangs off the returned object.
  */
 import type { Config } from './config.js';
+import type { UpstreamObserver } from './http/observe.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import type { Clock, Deps, Logger, ProgressEvent, ServiceRegistry } from './tool.js';
 import { freshWriteIds, type WriteIds } from './writes/ids.js';
@@ -48,6 +49,8 @@ export interface DepsOptions {
   debug?: boolean;
   /** The request's create ids (from its idempotency record); fresh ones otherwise. */
   writeIds?: WriteIds;
+  /** Told of the Zotero Web API's answers and waits (a server's metrics). */
+  upstream?: UpstreamObserver;
 }
 
 export function createDeps(options: DepsOptions): Deps {
@@ -71,5 +74,6 @@ export function createDeps(options: DepsOptions): Deps {
     version: options.version,
     services: options.services ?? createServiceRegistry(),
     writeIds: options.writeIds ?? freshWriteIds(),
+    ...(options.upstream ? { upstream: options.upstream } : {}),
   };
 }

@@ -5,10 +5,12 @@
  */
 import type { SqlClient } from './store/sql.js';
 import type { Toolset } from './toolsets.js';
+import type { ServerPathInput } from './call/server-paths.js';
 import type { z } from 'zod';
 import type { Config } from './config.js';
 import type { LibraryReader } from './library/port.js';
 import type { Redactor } from './redact.js';
+import type { UpstreamObserver } from './http/observe.js';
 import type { WriteIds } from './writes/ids.js';
 import type { JournalRecorder, UndoDeclaration } from './journal/recorder.js';
 
@@ -138,6 +140,11 @@ export interface Deps {
    * embedded SQLite files of this machine.
    */
   sharedState?: SharedState | undefined;
+  /**
+   * On a server that keeps metrics, told of every Zotero Web API answer and wait (the Web API
+   * client is built with it); absent elsewhere.
+   */
+  upstream?: UpstreamObserver | undefined;
 }
 
 /** The state database of a shared deployment, as one caller sees it. */
@@ -220,6 +227,11 @@ export interface ToolDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * fields an action needs, something to change. Throws a `validation_error`.
    */
   check?(input: z.infer<I>, context: { config: Config }): void;
+  /**
+   * Inputs that name a file to read on the machine Zoteus runs on, each with the inline input
+   * to send instead: refused on a shared deployment, before anything else (call/server-paths.ts).
+   */
+  serverPaths?: Readonly<Record<string, ServerPathInput>>;
   /**
    * For calls that remove things in bulk: how many, and what (for the bulk-write threshold,
    * ZOTEUS_CONFIRM_BULK_WRITES, which then needs `confirm: true`); undefined when not bulk.

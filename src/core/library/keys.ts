@@ -28,6 +28,7 @@ import {
   type ZoteroClient,
 } from '../zotero/index.js';
 import { ensureDir } from '../dirs.js';
+import { observedClock, observedFetch } from '../http/observe.js';
 import { onlyOn } from '../call/refs.js';
 
 /** How long a successful key check is trusted, in memory and on disk. */
@@ -56,15 +57,18 @@ interface KeyState {
  * invocation), built from the configuration; its request log goes to `deps.log.debug`.
  */
 export function webClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log' | 'services' | 'sharedState'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log' | 'services' | 'upstream' | 'sharedState'>,
 ): Promise<ZoteroClient> {
+  const { upstream } = deps;
   return deps.services.get(ZOTERO_CLIENT_SERVICE, async () =>
     createZoteroClient({
       apiUrl: deps.config.apiUrl,
       apiKey: deps.config.apiKey,
       retryBudgetMs: deps.config.retryBudgetMs,
       timeoutMs: deps.config.timeoutMs,
-      clock: deps.clock,
+      // A server's metrics see every answer and wait (http/observe.ts); the layer is the same.
+      clock: upstream ? observedClock(upstream, deps.clock) : deps.clock,
+      ...(upstream ? { fetch: observedFetch(upstream) } : {}),
       redact: deps.redact,
       log: (line) => deps.log.debug(line),
       shared: await sharedLimitsOf(deps),
@@ -96,9 +100,9 @@ async function sharedLimitsOf(deps: Pick<Deps, 'config' | 'sharedState'>): Promi
 }
 
 /** The `auth_missing` error, naming the variable to set for the surface the call came through. */
-export function authMissing(): ZoteusError {
+export function authMissing(config?: Pick<Config, 'apiKeyHint'>): ZoteusError {
   return new ZoteusError('auth_missing', 'No Zotero API key is configured, and this needs one.', {
-    hint: `Set ZOTERO_API_KEY${onlyOn('cli', ' (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile)')}${onlyOn('mcp', ' in the environment of the MCP server')}. Create a key at https://www.zotero.org/settings/keys.`,
+    hint: config?.apiKeyHint ?? `Set ZOTERO_API_KEY${onlyOn('cli', ' (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile)')}${onlyOn('mcp', ' in the environment of the MCP server')}. Create a key at https://www.zotero.org/settings/keys.`,
   });
 }
 

@@ -39,6 +39,7 @@ import { SetAsideArguments } from './protocol.js';
 import { ERROR_META_KEY } from './results.js';
 import { configureInstance } from './server.js';
 import { SessionTable, type LegacySession } from './sessions.js';
+import { serveOps, type LogFields, type Readiness, type ServerMetrics } from './ops.js';
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
 export const DEFAULT_HTTP_PORT = 8765;
@@ -62,7 +63,13 @@ export interface HttpOptions {
   port?: number;
   host?: string;
   /** Where the listening URL, refused requests and transport errors are reported (stderr for the binaries). */
-  log?: (line: string) => void;
+  log?: (line: string, fields?: LogFields) => void;
+  /** Served at /metrics (ops.ts), with this server's gauges. */
+  metrics?: ServerMetrics;
+  /** The bearer token /metrics asks for (ZOTEUS_METRICS_TOKEN). */
+  metricsToken?: string;
+  /** What /readyz reports (the state database: Deployment.ready); absent: ready. */
+  ready?: () => Promise<Readiness>;
   /** Sessions and origins; default: the defaults of http-settings.ts. */
   settings?: Partial<HttpSettings>;
   /** For tests: the clock of session idleness. */
@@ -84,6 +91,12 @@ export interface HttpHandle {
   sweep(): Promise<void>;
   /** Closes every session and the listener. */
   close(): Promise<void>;
+  /**
+   * A graceful stop: the listener closes (new connections are refused), a request on an open
+   * connection is answered 503, /readyz says not ready; the requests in flight are waited for,
+   * at most `graceMs`, then everything is closed.
+   */
+  shutdown(graceMs: number): Promise<void>;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: the hosts that only this machine can reach. */
@@ -277,7 +290,9 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   );
 
   const refuseSession = (res: ServerResponse, id: string | number | null) => {
-    log(`zoteus: mcp http refused a session: ${sessions.size} of ${sessions.max} are open`);
+    log(`zoteus: mcp http refused a session: ${sessions.size} of ${sessions.max} are open`, {
+      level: 'warn',
+    });
     const message =
       `Too many sessions: ${sessions.size} are open, the most this server keeps (ZOTEUS_HTTP_MAX_SESSIONS). ` +
       'Close one (DELETE with its Mcp-Session-Id), wait until one has been idle for ZOTEUS_HTTP_SESSION_IDLE_S ' +
@@ -364,9 +379,34 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     }
   };
 
+  let draining = false;
+  let inFlight = 0;
+  const idle: Array<() => void> = [];
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!hostHeaderAllowed(req.headers.host, auth)) {
-      log(`zoteus: mcp http refused Host ${JSON.stringify(req.headers.host ?? '')} (403)`);
+    const hostAllowed = hostHeaderAllowed(req.headers.host, auth);
+    const opsPath = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // Health, readiness and metrics: before any sign-in, and (probes) whatever the Host.
+    const ops = {
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.ready ? { ready: options.ready } : {}),
+      authenticated: auth !== undefined,
+      draining: () => draining,
+      gauges: () => ({ sessions: sessions.size, inFlight }),
+      log,
+    };
+    if (await serveOps(req, res, opsPath, ops, { hostAllowed, loopback: isLoopbackHost })) return;
+    if (draining) {
+      log(`zoteus: mcp http refused ${req.method ?? 'a request'} ${opsPath}: shutting down (503)`, {
+        level: 'warn',
+      });
+      return sendJsonRpcError(res, 503, -32000, 'Service Unavailable: the server is shutting down.', {
+        headers: { connection: 'close', 'retry-after': '5' },
+      });
+    }
+    if (!hostAllowed) {
+      log(`zoteus: mcp http refused Host ${JSON.stringify(req.headers.host ?? '')} (403)`, { level: 'warn' });
       return sendJsonRpcError(
         res,
         403,
@@ -381,7 +421,7 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     if (auth && (await auth.handle(req, res, path))) return;
     const origin = req.headers.origin;
     if (!originAllowed(origin, allowedOrigins)) {
-      log(`zoteus: mcp http refused Origin ${JSON.stringify(origin)} (403)`);
+      log(`zoteus: mcp http refused Origin ${JSON.stringify(origin)} (403)`, { level: 'warn' });
       return sendJsonRpcError(
         res,
         403,
@@ -408,7 +448,7 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     if (req.method === 'POST') {
       const read = await readBody(req, MAX_BODY_BYTES);
       if (read.tooLarge) {
-        log('zoteus: mcp http refused a body over 4 MiB (413)');
+        log('zoteus: mcp http refused a body over 4 MiB (413)', { level: 'warn' });
         return sendJsonRpcError(
           res,
           413,
@@ -464,8 +504,20 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   };
 
   const http = createServer((req, res) => {
+    // A POST is a request being answered (a GET is a session's stream, open for as long as it lives).
+    if (req.method === 'POST') {
+      inFlight++;
+      res.once('close', () => {
+        inFlight--;
+        if (!draining) return;
+        http.closeIdleConnections();
+        if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
+      });
+    }
     handle(req, res).catch((error: unknown) => {
-      log(`zoteus: mcp http request failed: ${error instanceof Error ? error.message : String(error)}`);
+      log(`zoteus: mcp http request failed: ${error instanceof Error ? error.message : String(error)}`, {
+        level: 'error',
+      });
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error.');
       else res.end();
     });
@@ -500,17 +552,49 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   if (auth)
     log(`Zoteus MCP server: clients reach it at ${auth.resource}, signing in through ${auth.publicUrl}`);
 
+  /** `cutOff`: the grace is over, the servers' closes (which wait for their calls) are not awaited. */
+  const close = async (cutOff = false) => {
+    const closing = (async () => {
+      await sessions.closeAll();
+      await stateless.close();
+    })();
+    if (cutOff) void closing.catch(() => {});
+    else await closing;
+    // Open SSE streams would keep `close` waiting forever.
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  };
   return {
     url,
     port: boundPort,
     sessions: () => sessions.size,
     sweep: () => sessions.sweep(),
-    async close() {
-      await sessions.closeAll();
-      await stateless.close();
-      // Open SSE streams would keep `close` waiting forever.
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+    close: () => close(),
+    async shutdown(graceMs) {
+      draining = true;
+      // No new connections; idle keep-alive ones go now, busy ones once their answer is out.
+      http.close();
+      http.closeIdleConnections();
+      if (inFlight > 0) {
+        log(
+          `zoteus: mcp http shutting down: waiting up to ${Math.round(graceMs / 1000)} s for ${inFlight} request(s) in flight`,
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const finished = await Promise.race([
+          new Promise<boolean>((resolve) => idle.push(() => resolve(true))),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+        ]);
+        clearTimeout(timer);
+        if (!finished)
+          log(
+            `zoteus: mcp http shutting down with ${inFlight} request(s) still in flight after the grace period`,
+            {
+              level: 'warn',
+            },
+          );
+      }
+      await close(inFlight > 0);
+      log('zoteus: mcp http stopped');
     },
   };
 }

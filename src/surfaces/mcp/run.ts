@@ -19,6 +19,7 @@ import { createCatalogue, createServer } from './server.js';
 import { startHttp, startStdio } from './transports.js';
 import { renderErrorRefs } from '../../core/call/refs.js';
 import { mcpRefRenderer } from './refs.js';
+import { createMetrics, logWriter, opsSettings, type LogWriter, type OpsSettings } from './ops.js';
 
 /**
  * `runMcp(options): Promise<number>`: resolves with the process exit code once the server
@@ -45,7 +46,10 @@ export interface RunMcpOptions {
   stdout?: Writable;
   /** Diagnostics and the listening URL; default process.stderr. */
   stderr?: Writable;
-  /** Stops the server (tests, or a caller with its own lifecycle). */
+  /**
+   * Stops the server (tests, or a caller with its own lifecycle), as SIGTERM/SIGINT do: over
+   * HTTP gracefully, the requests in flight answered first (at most ZOTEUS_SHUTDOWN_GRACE_S).
+   */
   signal?: AbortSignal;
   /** The declarations to serve; default the one list of `src/tools`. */
   tools?: readonly AnyTool[];
@@ -70,16 +74,22 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   const stderr = options.stderr ?? process.stderr;
   // Before the config is loaded only the environment knows the key; redact it regardless.
   let redact = createRedactor(envSecrets(options.env));
-  const writeLog = (line: string) => void stderr.write(`${redact(line)}\n`);
+  const write = (text: string) => void stderr.write(`${text}\n`);
+  // Text until the settings say otherwise (ZOTEUS_LOG_FORMAT, read with --http).
+  let current: LogWriter = logWriter('text', () => redact, write);
+  const writeLog: LogWriter = (line, fields) => current(line, fields);
 
   let config: Config;
   let settings: HttpSettings | undefined;
   let auth: AuthSettings | undefined;
+  let ops: OpsSettings | undefined;
   const env: Env = options.publicUrl ? { ...options.env, ZOTEUS_PUBLIC_URL: options.publicUrl } : options.env;
   try {
     config = loadConfig(env);
     redact = redact.with(configSecrets(config));
     if (options.http) {
+      ops = opsSettings(env);
+      current = logWriter(ops.logFormat, () => redact, write);
       settings = httpSettings(env);
       auth = authSettings(env);
     }
@@ -90,6 +100,8 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   // What the configuration serves is derived once; every connection, session or stateless
   // request gets a cheap server instance over it, and they all share one service registry.
   const services: ServiceRegistry = createServiceRegistry();
+  // Per server process, over HTTP: /metrics (ops.ts).
+  const metrics = options.http ? createMetrics() : undefined;
   const catalogue = createCatalogue({
     tools: options.tools ?? allTools,
     config,
@@ -97,6 +109,7 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
     version: CLI_VERSION,
     writeLog,
     services,
+    ...(metrics ? { metrics } : {}),
   });
   let deployment: Deployment | undefined;
   // With sign-in, each request runs as its tenant (deployment.ts); without, as this machine's user.
@@ -132,15 +145,18 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
         },
       );
     }
+    const opened = deployment;
     const handle = await startHttp(serve, {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.host !== undefined ? { host: options.host } : {}),
       log: writeLog,
       ...(settings ? { settings } : {}),
-      ...(deployment ? { auth: deployment.auth } : {}),
+      ...(opened ? { auth: opened.auth, ready: () => opened.ready() } : {}),
+      ...(metrics ? { metrics } : {}),
+      ...(ops?.metricsToken ? { metricsToken: ops.metricsToken } : {}),
     });
     await stopped(options.signal);
-    await handle.close();
+    await handle.shutdown(ops?.shutdownGraceMs ?? 0);
     return 0;
   } catch (error) {
     return report(error);

@@ -49,6 +49,7 @@ import { ERROR_META_KEY } from './results.js';
 import { describeTool, exposedTools } from './schemas.js';
 import { selectTools } from '../../core/toolsets.js';
 import { CallParamsAsSent } from './validate.js';
+import type { LogFields, LogWriter, ServerMetrics } from './ops.js';
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
@@ -66,8 +67,13 @@ export interface McpServerOptions {
    * them and closes them; otherwise the catalogue creates its own and closes them on close.
    */
   services?: ServiceRegistry;
-  /** Where prose diagnostics and the one line per request go (stderr for the binaries); dropped when absent. */
-  writeLog?: (line: string) => void;
+  /**
+   * Where prose diagnostics and the one line per request go (stderr for the binaries); dropped
+   * when absent. The request line comes with its fields (ops.ts: a JSON log writes them apart).
+   */
+  writeLog?: LogWriter;
+  /** The counters of this server process (ops.ts), told of every request and Web API answer. */
+  metrics?: ServerMetrics;
   clock?: Clock;
   debug?: boolean;
 }
@@ -126,7 +132,8 @@ export interface McpCatalogue {
   /** What the server says of itself at the start (MCP `instructions`). */
   readonly instructions: string;
   /** One line per request (redacted); dropped when the options gave no writeLog. */
-  log(line: string): void;
+  log(line: string, fields?: LogFields): void;
+  readonly metrics: ServerMetrics | undefined;
   /** Closes the services when the catalogue created them. */
   close(): Promise<void>;
 }
@@ -143,6 +150,7 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.writeLog ? { writeLog: options.writeLog } : {}),
     ...(options.debug !== undefined ? { debug: options.debug } : {}),
+    ...(options.metrics ? { upstream: options.metrics.upstream } : {}),
   });
   const exposed = exposedTools(options.tools, options.config);
   const offered = selectTools(options.tools, options.config.toolsets ?? 'all');
@@ -167,7 +175,8 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
     resourceList: resources.map(describeResource),
     templates,
     templateList: templates.map(describeTemplate),
-    log: writeLog ? (line) => writeLog(deps.redact(line)) : () => {},
+    log: writeLog ? (line, fields) => writeLog(deps.redact(line), fields) : () => {},
+    metrics: options.metrics,
     close: async () => {
       if (ownsServices) await services.close();
     },
@@ -321,10 +330,23 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
       outcome = toZoteusError(error).code;
       throw error;
     } finally {
+      const ms = Date.now() - started;
       const via = server.transport_ ? ` ${server.transport_}` : '';
       const what = name === undefined ? method : `${method} ${name}`;
+      // A label names only a tool this server has: never text a client made up.
+      const tool =
+        method === 'tools/call' && name !== undefined && catalogue.byName.has(name) ? name : 'unknown';
+      catalogue.metrics?.request(method, outcome, ms / 1000);
+      if (method === 'tools/call') catalogue.metrics?.toolCall(tool, outcome);
       catalogue.log(
-        `zoteus: mcp ${revisionOf(server, ctx)}${via} ${what}: ${outcome} in ${Date.now() - started} ms (request_id ${named})`,
+        `zoteus: mcp ${revisionOf(server, ctx)}${via} ${what}: ${outcome} in ${ms} ms (request_id ${named})`,
+        {
+          request_id: named,
+          method,
+          ...(method === 'tools/call' && name !== undefined ? { tool: name } : {}),
+          outcome,
+          ms,
+        },
       );
     }
   }

@@ -32,6 +32,8 @@ export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
 export const DEFAULT_SHUTDOWN_GRACE_S = 30;
+/** A state database that has not answered /readyz's question by then is not ready. */
+export const READY_TIMEOUT_MS = 5000;
 
 export type LogFormat = 'text' | 'json';
 
@@ -248,7 +250,11 @@ export function createMetrics(): ServerMetrics {
           'Sessions of the older (session-based) revisions open now.',
           sessions,
         ),
-        ...gauge('zoteus_http_requests_in_flight', 'MCP HTTP requests being answered now.', inFlight),
+        ...gauge(
+          'zoteus_http_requests_in_flight',
+          'HTTP POST requests (MCP and sign-in) being answered now.',
+          inFlight,
+        ),
       ];
       return `${lines.join('\n')}\n`;
     },
@@ -271,6 +277,22 @@ export interface OpsRoutes {
   draining(): boolean;
   gauges(): { sessions: number; inFlight: number };
   log: LogWriter;
+}
+
+/** The readiness, or not ready once `ms` have passed without it (a database that hangs). */
+async function withinTimeout(ready: Promise<Readiness>, ms: number): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Readiness>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ready: false, reason: `the state database did not answer within ${ms / 1000} s` }),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([ready, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -311,7 +333,7 @@ export async function serveOps(
     const readiness: Readiness = routes.draining()
       ? { ready: false, reason: 'the server is shutting down' }
       : routes.ready
-        ? await routes.ready()
+        ? await withinTimeout(routes.ready(), READY_TIMEOUT_MS)
         : { ready: true };
     if (readiness.ready) sendJson(res, 200, { status: 'ready' });
     else sendJson(res, 503, { status: 'not_ready', reason: readiness.reason ?? 'not ready' });

@@ -9,7 +9,7 @@ import { ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { journalMigration } from '../journal/store-sql.js';
 import { searchIndexMigration } from '../search-index/postgres.js';
-import { tenantsMigration } from '../tenants/store.js';
+import { tenantsMigration, tenantUserMigration } from '../tenants/store.js';
 import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
 import { migrate, type Migration } from './migrations.js';
@@ -22,6 +22,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   idempotencyMigration,
   tenantsMigration,
   journalMigration,
+  tenantUserMigration,
   plansMigration,
   sharedLimitsMigration,
   searchIndexMigration,

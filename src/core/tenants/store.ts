@@ -21,10 +21,18 @@ export const tenantsMigration: Migration = {
   ],
 };
 
+/** The Zotero user whose library a tenant reaches, when its id is not that user's (ZOTEUS_AUTH=oidc). */
+export const tenantUserMigration: Migration = {
+  id: '0005_tenant_user',
+  statements: ['ALTER TABLE tenants ADD COLUMN user_id BIGINT'],
+};
+
 export interface Tenant {
-  /** The Zotero user id, as text. */
+  /** The Zotero user id, as text (with sign-in through Zotero); `oidc:<sub>` with an OpenID provider. */
   id: string;
   username: string;
+  /** The Zotero user the key belongs to, when stored with it (put's userId). */
+  userId?: number;
   /** The Zotero API key, decrypted. */
   apiKey: string;
   createdAt: number;
@@ -33,7 +41,7 @@ export interface Tenant {
 
 export interface TenantStore {
   /** Stores a tenant's key (a new sign-in replaces the old key), encrypted under the newest secret key. */
-  put(tenant: { id: string; username: string; apiKey: string }): Promise<void>;
+  put(tenant: { id: string; username: string; apiKey: string; userId?: number }): Promise<void>;
   /** The tenant with its key, or undefined when this user never signed in. */
   get(id: string): Promise<Tenant | undefined>;
   /** Forgets a tenant and its key. */
@@ -46,6 +54,7 @@ interface Row {
   id: string;
   username: string;
   key_ciphertext: string;
+  user_id?: number | string | null;
   created_at: number;
   updated_at: number;
 }
@@ -57,10 +66,17 @@ export function tenantStore(db: SqlClient, keys: SecretKeys, now: () => number =
     async put(tenant) {
       const t = now();
       await db.run(
-        `INSERT INTO tenants (id, username, key_ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO tenants (id, username, key_ciphertext, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET username = excluded.username, key_ciphertext = excluded.key_ciphertext,
-           updated_at = excluded.updated_at`,
-        [tenant.id, tenant.username, encryptSecret(keys, tenant.apiKey, associated(tenant.id)), t, t],
+           user_id = excluded.user_id, updated_at = excluded.updated_at`,
+        [
+          tenant.id,
+          tenant.username,
+          encryptSecret(keys, tenant.apiKey, associated(tenant.id)),
+          tenant.userId ?? null,
+          t,
+          t,
+        ],
       );
     },
     async get(id) {
@@ -69,6 +85,7 @@ export function tenantStore(db: SqlClient, keys: SecretKeys, now: () => number =
       return {
         id: row.id,
         username: row.username,
+        ...(row.user_id !== undefined && row.user_id !== null ? { userId: Number(row.user_id) } : {}),
         apiKey: decryptSecret(keys, row.key_ciphertext, associated(row.id)),
         createdAt: row.created_at,
         updatedAt: row.updated_at,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../src/core/store/migrations.js';
 import { openPostgresClient, openSqliteClient, type SqlClient } from '../../../src/core/store/sql.js';
 import { parseSecretKeys } from '../../../src/core/tenants/secrets.js';
-import { tenantStore, tenantsMigration } from '../../../src/core/tenants/store.js';
+import { tenantStore, tenantsMigration, tenantUserMigration } from '../../../src/core/tenants/store.js';
 import { postgresUrl } from '../../support/postgres.js';
 
 const OLD = Buffer.alloc(32, 1).toString('base64');
@@ -33,7 +33,7 @@ describe.each(engines)('tenant store on %s', (_name, open) => {
   beforeAll(async () => {
     db = await open();
     clients.push(db);
-    await migrate(db, [tenantsMigration]);
+    await migrate(db, [tenantsMigration, tenantUserMigration]);
   });
 
   it('keeps a key encrypted, bound to its tenant, and gives it back decrypted', async () => {

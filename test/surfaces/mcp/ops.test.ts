@@ -3,7 +3,7 @@
  * /healthz, /readyz (the state database on both engines), /metrics (what it counts, who may
  * read it), JSON logs, and a graceful shutdown that answers the calls in flight.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +18,7 @@ import { runMcp } from '../../../src/surfaces/mcp/run.js';
 import { postgresUrl } from '../../support/postgres.js';
 import { startZoteroOAuthServer } from '../../support/zotero-oauth-server.js';
 import { startZoteroServer } from '../../support/zotero-server/index.js';
+import { browse, REDIRECT_URI } from './auth/world.js';
 import { isolatedEnv } from './harness.js';
 
 const KEY = 'OpsKey000000000000000Z9x';
@@ -292,10 +293,57 @@ describe('graceful shutdown', () => {
   });
 });
 
+/** Signs a person in through the fake Zotero (registration, PKCE, the code): an access token. */
+async function signIn(base: string): Promise<string> {
+  const registered = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Ops test',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL(`${base}/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: `${base}/mcp`,
+    scope: 'zotero:read zotero:write',
+    state: 's',
+  }))
+    authorize.searchParams.set(k, v);
+  const back = await browse(authorize.href);
+  const token = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      code_verifier: verifier,
+      client_id,
+      redirect_uri: REDIRECT_URI,
+      resource: `${base}/mcp`,
+    }).toString(),
+  });
+  expect(token.status).toBe(200);
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
 describe.each(['sqlite', 'postgres'] as const)('readiness and metrics with sign-in (%s)', (engine) => {
   it('is ready while the migrations are current, and not once one is missing; /metrics stays on loopback', async () => {
+    const zotero = await startZoteroServer();
+    closers.push(() => zotero.close());
+    zotero.addUser({ userID: 4242, username: 'grace' });
+    zotero.addKey({ key: KEY, userID: 4242, access: { user: { library: true } } });
     const oauth = await startZoteroOAuthServer();
     closers.push(() => oauth.close());
+    oauth.user = { userID: 4242, username: 'grace', apiKey: KEY };
     const { createServer } = await import('node:http');
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -304,6 +352,7 @@ describe.each(['sqlite', 'postgres'] as const)('readiness and metrics with sign-
     const env = isolatedEnv({
       ...oauth.env(),
       ZOTEUS_AUTH: 'zotero',
+      ZOTERO_API_URL: zotero.url,
       ZOTEUS_SECRET_KEYS: randomBytes(32).toString('base64'),
       ...(engine === 'postgres' ? { ZOTEUS_DATABASE_URL: await postgresUrl() } : {}),
     });
@@ -315,8 +364,23 @@ describe.each(['sqlite', 'postgres'] as const)('readiness and metrics with sign-
     expect((await get(`${server.base}/readyz`, { host: '10.1.2.3:8080' })).status).toBe(200);
     // No bearer needed for them; /mcp still asks for one.
     expect((await fetch(server.url, { method: 'POST', body: '{}' })).status).toBe(401);
+    // A signed-in person's call is counted, and so are the Web API requests it made with their key.
+    const client = await connect(server.url, { authorization: `Bearer ${await signIn(server.base)}` });
+    const whoami = (await client.callTool({ name: 'zotero_whoami', arguments: {} })) as CallToolResult;
+    expect(whoami.isError).toBeFalsy();
     // /metrics: a loopback client directly, not one a proxy forwarded.
-    expect((await get(`${server.base}/metrics`)).status).toBe(200);
+    const metrics = await get(`${server.base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metricValue(metrics.body, 'zoteus_mcp_tool_calls_total{tool="zotero_whoami",outcome="ok"}')).toBe(
+      1,
+    );
+    expect(
+      metricValue(metrics.body, 'zoteus_zotero_requests_total{status_class="2xx"}'),
+    ).toBeGreaterThanOrEqual(1);
+    // Nothing of the person: neither their id, name nor key.
+    const labels = metrics.body.match(/\{[^}]*\}/g)!.join('\n');
+    for (const secret of ['4242', 'grace']) expect(labels).not.toContain(secret);
+    expect(metrics.body).not.toContain(KEY);
     const forwarded = await get(`${server.base}/metrics`, { 'x-forwarded-for': '203.0.113.9' });
     expect(forwarded.status).toBe(403);
     expect(JSON.parse(forwarded.body).error).toMatch(/ZOTEUS_METRICS_TOKEN/);

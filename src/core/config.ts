@@ -65,6 +65,11 @@ export interface Config {
    */
   readOnlyGrant?: boolean;
   /**
+   * On a shared deployment whose people supply their own Zotero key: how to, as auth_missing's
+   * hint while a caller has none. Optional so configs built by hand stay valid.
+   */
+  apiKeyHint?: string;
+  /**
    * Which tools an MCP server lists (ZOTEUS_TOOLSETS, toolsets.ts): `default` when unset.
    * Optional so configs built by hand (tests) serve every tool.
    */

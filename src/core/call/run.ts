@@ -125,7 +125,7 @@ async function checkedRun<R>(
   const probe = request.deps;
   if (requiresKey(tool, input)) {
     // A write may go to the desktop, which needs no Web API key: openWebLibrary decides.
-    if (config.apiKey === undefined && !(library && mutating)) throw authMissing();
+    if (config.apiKey === undefined && !(library && mutating)) throw authMissing(config);
     if (library) {
       const { openWebLibrary } = await import('../library/web.js');
       await openWebLibrary(probe, input as LibraryArgs, { access: mutating ? 'write' : 'read' });

@@ -23,7 +23,7 @@ export interface DesktopGroup {
 export async function desktopGroups(
   deps: Deps,
 ): Promise<{ groups: DesktopGroup[]; backend: Exclude<BackendName, 'web'> }> {
-  if (deps.config.local === 'off') throw authMissing();
+  if (deps.config.local === 'off') throw authMissing(deps.config);
   const d = await desktop(deps);
   const state = await d.state();
   if (!state.available) {

@@ -102,7 +102,9 @@ async function sharedLimitsOf(deps: Pick<Deps, 'config' | 'sharedState'>): Promi
 /** The `auth_missing` error, naming the variable to set for the surface the call came through. */
 export function authMissing(config?: Pick<Config, 'apiKeyHint'>): ZoteusError {
   return new ZoteusError('auth_missing', 'No Zotero API key is configured, and this needs one.', {
-    hint: config?.apiKeyHint ?? `Set ZOTERO_API_KEY${onlyOn('cli', ' (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile)')}${onlyOn('mcp', ' in the environment of the MCP server')}. Create a key at https://www.zotero.org/settings/keys.`,
+    hint:
+      config?.apiKeyHint ??
+      `Set ZOTERO_API_KEY${onlyOn('cli', ' (or ZOT_API_KEY), or select a profile that has one (`zot config init`, then --profile)')}${onlyOn('mcp', ' in the environment of the MCP server')}. Create a key at https://www.zotero.org/settings/keys.`,
   });
 }
 

@@ -173,7 +173,7 @@ async function webPlan(deps: Deps, ref: LibraryRef, reason: string): Promise<Rou
     library = user === undefined ? describeLibrary(ref) : `users/${user}`;
   }
   if (deps.config.apiKey === undefined) {
-    return { library, backend: null, reason, error: authMissing() };
+    return { library, backend: null, reason, error: authMissing(deps.config) };
   }
   return { library, backend: 'web', reason };
 }
@@ -366,7 +366,7 @@ export async function openLibraryReader(
 ): Promise<OpenedReader> {
   const ref = resolveLibrary(args, deps.config);
   const plan = await planRoute(deps, ref, options);
-  if (plan.backend === null) throw plan.error ?? authMissing();
+  if (plan.backend === null) throw plan.error ?? authMissing(deps.config);
   if (plan.backend === 'web') {
     const { reader, lib } = await openWebReader(deps, args);
     return { reader, route: { backend: 'web', reason: plan.reason, library: lib.prefix } };

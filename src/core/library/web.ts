@@ -133,13 +133,13 @@ export async function openWebLibrary(
     // unless a local API key is configured or ZOTEUS_WRITES asks for the desktop.
     const { planWrites } = await import('./write-route.js');
     const plan = await planWrites(deps, ref);
-    if (plan.side === null) throw plan.error ?? authMissing();
+    if (plan.side === null) throw plan.error ?? authMissing(deps.config);
     // The side is remembered by the request's idempotency record before anything is sent.
     await deps.writeIds.side?.pin(plan.side);
     if (plan.side === 'desktop') return openDesktopLibrary(deps, plan, ref, options);
     if (deps.written) deps.written.to = 'cloud';
   }
-  if (deps.config.apiKey === undefined) throw authMissing();
+  if (deps.config.apiKey === undefined) throw authMissing(deps.config);
   if (options.access === 'write' && (deps.config.readOnly || deps.config.readOnlyGrant)) {
     throw readOnlyRefusal(deps.config, 'This');
   }

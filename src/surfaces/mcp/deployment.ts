@@ -98,6 +98,12 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
       },
     );
   }
+  // ── An external OpenID provider (ZOTEUS_AUTH=oidc): its own deployment, auth/oidc-deployment.ts.
+  if (options.settings.mode === 'oidc') {
+    const { openOidcDeployment } = await import('./auth/oidc-deployment.js');
+    return openOidcDeployment({ ...options, keys, now, upstreamMaxInFlight: upstreamCap(env) });
+  }
+  // ── The built-in authorization server, signing in with Zotero.
   const oauth = zoteroOAuthSettings(env);
   if (!oauth) {
     throw new ZoteusError(

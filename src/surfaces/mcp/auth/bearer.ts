@@ -12,12 +12,17 @@ import type { Principal } from './principal.js';
 import { SCOPE_WRITE } from './settings.js';
 
 export type BearerCheck =
-  { ok: true; principal: Principal } | { ok: false; status: 401; wwwAuthenticate: string; message: string };
+  | { ok: true; principal: Principal }
+  // 503: the OpenID provider's keys cannot be fetched now (oidc.ts).
+  | { ok: false; status: 401 | 503; wwwAuthenticate: string; message: string };
 
 /** Token characters (RFC 6750 §2.1, b64token). */
 const TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-export function challenge(ctx: AuthContext, error?: { code: string; description: string }): string {
+export function challenge(
+  ctx: { urls: Pick<AuthContext['urls'], 'resourceMetadata'> },
+  error?: { code: string; description: string },
+): string {
   const parts = [`resource_metadata="${ctx.urls.resourceMetadata}"`];
   if (error) parts.push(`error="${error.code}"`, `error_description="${error.description}"`);
   return `Bearer ${parts.join(', ')}`;

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAuthorize, handleContinue, handleZoteroCallback } from './authorize.js';
 import { checkBearer, type BearerCheck } from './bearer.js';
 import { isLoopbackHostname, registerClient } from './clients.js';
-import type { AuthContext, AuthServerOptions } from './context.js';
+import type { AuthContext, AuthServerOptions as BuiltInOptions } from './context.js';
 import {
   AS_METADATA_PATH,
   AUTHORIZE_PATH,
@@ -25,11 +25,14 @@ import {
   authorizationServerMetadata,
   protectedResourceMetadata,
 } from './metadata.js';
+import { createOidcServer, type OidcServerOptions } from './oidc.js';
 import { mediaType, readText, sendJson, sendOAuthError } from './respond.js';
 import { handleRevoke, handleToken } from './token.js';
 
-export type { AuthServerOptions } from './context.js';
 export type { BearerCheck } from './bearer.js';
+export type { OidcServerOptions } from './oidc.js';
+/** The built-in authorization server's options (context.ts), or an external OpenID provider's (oidc.ts). */
+export type AuthServerOptions = BuiltInOptions | OidcServerOptions;
 
 /** How often expired sign-ins, codes and tokens are swept from the store (on the next request). */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
@@ -57,6 +60,8 @@ export function createAuthServer(
   options: AuthServerOptions,
   context: { mcpPath: string; log: (line: string) => void },
 ): AuthServer {
+  // An external OpenID provider: only the resource server and the account routes are mounted.
+  if ('oidc' in options) return createOidcServer(options, context);
   const urls = authUrls(options.settings.publicUrl, context.mcpPath);
   const publicHost = new URL(options.settings.publicUrl);
   const ctx: AuthContext = {

@@ -1,8 +1,11 @@
 /**
  * The settings of the MCP HTTP server's authentication, read from the environment:
  *   ZOTEUS_AUTH                 `zotero`: the built-in authorization server, which signs people
- *                               in with their Zotero account (unset: no authentication, and the
- *                               server stays on loopback)
+ *                               in with their Zotero account; `oidc`: an external OpenID Connect
+ *                               provider issues the tokens, and each person supplies their Zotero
+ *                               key once (unset: no authentication, and the server stays on loopback)
+ *   ZOTEUS_OIDC_ISSUER          with `oidc`: the provider's issuer URL, exactly as its tokens' `iss`
+ *   ZOTEUS_OIDC_AUDIENCE        with `oidc`: the audience tokens must carry (default `<public>/mcp`)
  *   ZOTEUS_PUBLIC_URL           the address clients reach the server at (`https://zoteus.example.org`):
  *                               the tokens' audience (`<url>/mcp`), the issuer, the metadata URLs
  *   ZOTEUS_ACCESS_TOKEN_TTL_S   lifetime of an access token in seconds (default 3600)
@@ -24,8 +27,18 @@ export const PENDING_TTL_MS = 10 * 60 * 1000;
 /** An authorization code, from the redirect to its exchange. */
 export const CODE_TTL_MS = 60 * 1000;
 
+/** An external OpenID Connect provider (ZOTEUS_AUTH=oidc). */
+export interface OidcSettings {
+  /** The issuer, exactly as configured: tokens' `iss` must equal it. */
+  issuer: string;
+  /** The audience tokens must carry; undefined: the resource, `<public>/mcp`. */
+  audience: string | undefined;
+}
+
 export interface AuthSettings {
-  mode: 'zotero';
+  mode: 'zotero' | 'oidc';
+  /** With mode `oidc`: the provider. */
+  oidc?: OidcSettings;
   /** The public origin, without a trailing slash: `https://zoteus.example.org`. */
   publicUrl: string;
   accessTokenTtlMs: number;
@@ -34,7 +47,7 @@ export interface AuthSettings {
 
 /** The variables that turn authentication on, for messages that say how. */
 export const AUTH_ENABLING_SETTINGS =
-  'ZOTEUS_AUTH=zotero with ZOTEUS_PUBLIC_URL (and ZOTEUS_ZOTERO_OAUTH_KEY, ZOTEUS_ZOTERO_OAUTH_SECRET)';
+  'ZOTEUS_AUTH=zotero with ZOTEUS_PUBLIC_URL (and ZOTEUS_ZOTERO_OAUTH_KEY, ZOTEUS_ZOTERO_OAUTH_SECRET), or ZOTEUS_AUTH=oidc with ZOTEUS_PUBLIC_URL and ZOTEUS_OIDC_ISSUER';
 
 function seconds(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -86,13 +99,13 @@ export function parsePublicUrl(raw: string, name = 'ZOTEUS_PUBLIC_URL'): string 
 export function authSettings(env: Env): AuthSettings | undefined {
   const mode = env.ZOTEUS_AUTH?.trim() ?? '';
   if (mode === '') return undefined;
-  if (mode !== 'zotero') {
+  if (mode !== 'zotero' && mode !== 'oidc') {
     throw new ZoteusError(
       'validation_error',
-      `ZOTEUS_AUTH must be 'zotero' (sign in with a Zotero account); got '${mode}'.`,
+      `ZOTEUS_AUTH must be 'zotero' (sign in with a Zotero account) or 'oidc' (an OpenID Connect provider); got '${mode}'.`,
       {
         field: 'ZOTEUS_AUTH',
-        hint: 'Set ZOTEUS_AUTH=zotero, or unset it to serve loopback only without authentication.',
+        hint: 'Set ZOTEUS_AUTH=zotero or ZOTEUS_AUTH=oidc, or unset it to serve loopback only without authentication.',
       },
     );
   }
@@ -100,7 +113,7 @@ export function authSettings(env: Env): AuthSettings | undefined {
   if (publicUrl === '') {
     throw new ZoteusError(
       'validation_error',
-      'ZOTEUS_AUTH=zotero needs ZOTEUS_PUBLIC_URL, the address clients reach the server at.',
+      `ZOTEUS_AUTH=${mode} needs ZOTEUS_PUBLIC_URL, the address clients reach the server at.`,
       {
         field: 'ZOTEUS_PUBLIC_URL',
         hint: 'Set ZOTEUS_PUBLIC_URL (or --public-url), e.g. https://zoteus.example.org.',
@@ -108,9 +121,38 @@ export function authSettings(env: Env): AuthSettings | undefined {
     );
   }
   return {
-    mode: 'zotero',
+    mode,
+    ...(mode === 'oidc' ? { oidc: oidcSettings(env) } : {}),
     publicUrl: parsePublicUrl(publicUrl),
     accessTokenTtlMs: seconds(env, 'ZOTEUS_ACCESS_TOKEN_TTL_S', DEFAULT_ACCESS_TOKEN_TTL_S) * 1000,
     refreshTokenTtlMs: seconds(env, 'ZOTEUS_REFRESH_TOKEN_TTL_S', DEFAULT_REFRESH_TOKEN_TTL_S) * 1000,
   };
+}
+
+/** `https://issuer[/path]`, kept exactly as given (tokens' `iss` is compared as a string). */
+function oidcSettings(env: Env): OidcSettings {
+  const raw = env.ZOTEUS_OIDC_ISSUER?.trim() ?? '';
+  const url = raw !== '' && URL.canParse(raw) ? new URL(raw) : undefined;
+  const problem =
+    raw === ''
+      ? 'is needed with ZOTEUS_AUTH=oidc'
+      : !url || !/^https?:$/.test(url.protocol)
+        ? 'must be an https URL'
+        : url.protocol === 'http:' && !isLoopbackName(url.hostname)
+          ? 'must be https (plain http only for a loopback address)'
+          : url.search || url.hash || url.username || url.password
+            ? 'must have no query, fragment or credentials'
+            : undefined;
+  if (problem) {
+    throw new ZoteusError(
+      'validation_error',
+      `ZOTEUS_OIDC_ISSUER ${problem}${raw === '' ? '' : `; got '${raw}'`}.`,
+      {
+        field: 'ZOTEUS_OIDC_ISSUER',
+        hint: "Set ZOTEUS_OIDC_ISSUER to the provider's issuer, exactly as its tokens' iss claim (its discovery document is at <issuer>/.well-known/openid-configuration).",
+      },
+    );
+  }
+  const audience = env.ZOTEUS_OIDC_AUDIENCE?.trim();
+  return { issuer: raw, audience: audience ? audience : undefined };
 }

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 const ENABLING =
-  'ZOTEUS_AUTH=zotero with ZOTEUS_PUBLIC_URL (and ZOTEUS_ZOTERO_OAUTH_KEY, ZOTEUS_ZOTERO_OAUTH_SECRET)';
+  'ZOTEUS_AUTH=zotero with ZOTEUS_PUBLIC_URL (and ZOTEUS_ZOTERO_OAUTH_KEY, ZOTEUS_ZOTERO_OAUTH_SECRET), or ZOTEUS_AUTH=oidc with ZOTEUS_PUBLIC_URL and ZOTEUS_OIDC_ISSUER';
 
 describe('listening beyond loopback', () => {
   it('is refused without authentication, naming the settings that configure it', async () => {
@@ -193,11 +193,25 @@ describe('the settings', () => {
   });
 
   it('refuse what they cannot use, naming the variable', () => {
-    expect(refusal({ ZOTEUS_AUTH: 'oidc' })).toMatchObject({
+    expect(refusal({ ZOTEUS_AUTH: 'saml' })).toMatchObject({
       code: 'validation_error',
       field: 'ZOTEUS_AUTH',
-      message: "ZOTEUS_AUTH must be 'zotero' (sign in with a Zotero account); got 'oidc'.",
+      message:
+        "ZOTEUS_AUTH must be 'zotero' (sign in with a Zotero account) or 'oidc' (an OpenID Connect provider); got 'saml'.",
     });
+    expect(refusal({ ZOTEUS_AUTH: 'oidc', ZOTEUS_PUBLIC_URL: 'https://a.example' })).toMatchObject({
+      field: 'ZOTEUS_OIDC_ISSUER',
+      message: 'ZOTEUS_OIDC_ISSUER is needed with ZOTEUS_AUTH=oidc.',
+    });
+    expect(
+      refusal({
+        ZOTEUS_AUTH: 'oidc',
+        ZOTEUS_PUBLIC_URL: 'https://a.example',
+        ZOTEUS_OIDC_ISSUER: 'http://idp.example/realms/lab',
+      }).message,
+    ).toBe(
+      "ZOTEUS_OIDC_ISSUER must be https (plain http only for a loopback address); got 'http://idp.example/realms/lab'.",
+    );
     expect(refusal({ ZOTEUS_AUTH: 'zotero' })).toMatchObject({
       field: 'ZOTEUS_PUBLIC_URL',
       message: 'ZOTEUS_AUTH=zotero needs ZOTEUS_PUBLIC_URL, the address clients reach the server at.',

@@ -14,6 +14,11 @@ export interface DropRule {
   path?: RegExp;
   /** How many matching requests lose their answer (default 1). */
   times?: number;
+  /**
+   * Keep the client's connection open instead of closing it: the answer never comes, as when
+   * the process waiting for it is killed meanwhile (see `held`).
+   */
+  hold?: boolean;
 }
 
 export interface DroppingProxy {
@@ -23,6 +28,8 @@ export interface DroppingProxy {
   drop(rule?: DropRule): void;
   /** Requests whose answer was dropped, as `METHOD /path?query`. */
   dropped: string[];
+  /** Resolves once a request of a `hold` rule has been applied and its answer held back. */
+  held(): Promise<string>;
   clear(): void;
   close(): Promise<void>;
 }
@@ -31,6 +38,7 @@ interface LiveRule {
   method: string | undefined;
   path: RegExp | undefined;
   remaining: number;
+  hold: boolean;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -46,6 +54,8 @@ export async function startDroppingProxy(upstream: string): Promise<DroppingProx
   const target = new URL(upstream);
   let rules: LiveRule[] = [];
   const dropped: string[] = [];
+  const holds: Array<(what: string) => void> = [];
+  const heldBack: string[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
@@ -70,6 +80,13 @@ export async function startDroppingProxy(upstream: string): Promise<DroppingProx
             if (rule) {
               rule.remaining--;
               dropped.push(what);
+              if (rule.hold) {
+                // Applied, and the answer kept back: the connection stays open with nothing on it.
+                const waiter = holds.shift();
+                if (waiter) waiter(what);
+                else heldBack.push(what);
+                return;
+              }
               // The server has applied the request and answered: the client never hears it.
               req.socket.destroy();
               return;
@@ -89,7 +106,16 @@ export async function startDroppingProxy(upstream: string): Promise<DroppingProx
     url: `http://127.0.0.1:${port}`,
     dropped,
     drop(rule: DropRule = {}) {
-      rules.push({ method: rule.method?.toUpperCase(), path: rule.path, remaining: rule.times ?? 1 });
+      rules.push({
+        method: rule.method?.toUpperCase(),
+        path: rule.path,
+        remaining: rule.times ?? 1,
+        hold: rule.hold ?? false,
+      });
+    },
+    held: () => {
+      const ready = heldBack.shift();
+      return ready !== undefined ? Promise.resolve(ready) : new Promise((resolve) => holds.push(resolve));
     },
     clear() {
       rules = [];

@@ -11,6 +11,7 @@
 import { ZoteusError } from '../errors.js';
 import { newWriteSeed } from '../writes/ids.js';
 import {
+  defaultIsAlive,
   IDEMPOTENCY_TTL_MS,
   LEASE_MS,
   type BeginResult,
@@ -109,7 +110,8 @@ export async function openSqlIdempotencyStore(
   const host = options.host ?? (await import('node:os')).hostname();
   const now = options.now ?? Date.now;
   const pid = options.pid ?? process.pid;
-  const isAlive = options.isAlive ?? (() => true);
+  // A claim of a process of this host that is gone (a killed replica) is free at once.
+  const isAlive = options.isAlive ?? defaultIsAlive;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const owner = `${host}:${pid}:${newWriteSeed()}`;
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {

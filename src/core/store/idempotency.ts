@@ -113,7 +113,8 @@ export interface OpenOptions {
   renewMs?: number;
 }
 
-function defaultIsAlive(pid: number): boolean {
+/** Whether a process of this machine still runs (a claim of a dead one is free at once). */
+export function defaultIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -5,20 +5,19 @@
  * records and journal, their own files; a read-only grant refuses writes; keys are encrypted
  * at rest and never logged.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMcp } from '../../../src/surfaces/mcp/run.js';
 import { postgresUrl } from '../../support/postgres.js';
 import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zotero-oauth-server.js';
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
-import { REDIRECT_URI, browse } from './auth/world.js';
 import { isolatedEnv } from './harness.js';
+import { clientWith as clientAt, signIn as signInAt, textOf, type ZoteroUser } from './signed-in.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -89,61 +88,8 @@ afterAll(async () => {
   await zotero.close();
 });
 
-/** Signs a person in (registration, PKCE, Zotero, the code) and returns an access token. */
-async function signIn(user: { userID: number; username: string; apiKey: string }, choose?: 'read-only') {
-  oauth.user = user;
-  const registered = await fetch(`${base}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Test client',
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  const { client_id } = (await registered.json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${base}/authorize`);
-  for (const [k, v] of Object.entries({
-    response_type: 'code',
-    client_id,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-    scope: 'zotero:read zotero:write',
-    state: 's',
-  }))
-    authorize.searchParams.set(k, v);
-  const back = await browse(authorize.href, choose ? { choose } : {});
-  const token = await fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      code_verifier: verifier,
-      client_id,
-      redirect_uri: REDIRECT_URI,
-      resource: `${base}/mcp`,
-    }).toString(),
-  });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { access_token: string }).access_token;
-}
-
-async function clientWith(token: string): Promise<Client> {
-  const client = new Client({ name: 'deployment-test', version: '0.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
-
-const textOf = (result: unknown) =>
-  (result as { content: Array<{ type: string; text: string }> }).content.map((c) => c.text).join('\n');
+const signIn = (user: ZoteroUser, choose?: 'read-only') => signInAt(base, oauth, user, choose);
+const clientWith = (token: string) => clientAt(`${base}/mcp`, token);
 const dataOf = (result: unknown) =>
   (result as { structuredContent: Record<string, unknown> }).structuredContent;
 

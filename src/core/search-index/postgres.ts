@@ -75,6 +75,7 @@ const DDL = [
   'CREATE INDEX search_items_top ON search_items (owner, top)',
   'CREATE INDEX search_items_parent ON search_items (owner, parent)',
   `CREATE TABLE search_terms (owner TEXT NOT NULL, term TEXT COLLATE "C" NOT NULL, PRIMARY KEY (owner, term))`,
+  'CREATE INDEX search_terms_trgm ON search_terms USING GIN (term gin_trgm_ops)',
   `CREATE TABLE search_item_tags (owner TEXT NOT NULL, rid BIGINT NOT NULL, tag TEXT NOT NULL, type INTEGER NOT NULL)`,
   'CREATE INDEX search_item_tags_rid ON search_item_tags (owner, rid)',
   'CREATE INDEX search_item_tags_tag ON search_item_tags (owner, tag)',

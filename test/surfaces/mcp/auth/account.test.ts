@@ -221,6 +221,25 @@ describe.each(['sqlite', 'postgres'] as const)('Zotero keys of an OpenID deploym
     expect(noToken.status).toBe(401);
   });
 
+  it('a token without zotero:write is a read-only grant: reads work, a write is refused and nothing is sent', async () => {
+    const bob = await clientWith(tokenOf('bob', 'openid zotero:read'));
+    expect(textOf(await bob.callTool({ name: 'zotero_search_items', arguments: {} }))).toContain(
+      'Bob only: bridges',
+    );
+    zotero.clearLog();
+    const write = await bob.callTool({
+      name: 'zotero_create_items',
+      arguments: { items: [{ itemType: 'book', title: 'Read-only grant' }] },
+    });
+    expect(write.isError).toBe(true);
+    expect(textOf(write)).toContain('permission_denied');
+    expect(textOf(write)).toContain('you signed in to this server with read-only access');
+    expect(zotero.log.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect([...zotero.library('users/202').items.values()].map((i) => i.title)).not.toContain(
+      'Read-only grant',
+    );
+  });
+
   it("a token reaches its own account only: A cannot read, set or forget B's key", async () => {
     const ada = tokenOf('ada');
     // Nothing in a request names a tenant: a `tenant` field or query is not looked at.

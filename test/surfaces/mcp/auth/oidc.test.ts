@@ -23,6 +23,7 @@ import type { Principal } from '../../../../src/surfaces/mcp/auth/principal.js';
 import { authSettings } from '../../../../src/surfaces/mcp/auth/settings.js';
 import { createCatalogue, createServer as createMcpServer } from '../../../../src/surfaces/mcp/server.js';
 import { startHttp, type HttpHandle } from '../../../../src/surfaces/mcp/transports.js';
+import { createJwtVerifier } from '../../../../src/surfaces/mcp/auth/oidc.js';
 import { tools } from '../../../../src/tools/index.js';
 import { startOidcIssuer, type OidcIssuer } from '../../../support/oidc-issuer.js';
 import { isolatedEnv } from '../harness.js';
@@ -263,5 +264,33 @@ describe('ZOTEUS_AUTH=oidc: bearer tokens are JWTs of the configured provider', 
     clock.offsetMs += 2 * 60_000;
     expect((await callMcp(rotated)).status).toBe(401);
     expect(issuer.requests.jwks).toBe(before.jwks + 3);
+  });
+
+  it('a provider that cannot be reached, or whose discovery names another issuer, is a 503-kind refusal, said so', async () => {
+    const lines: string[] = [];
+    const closed = `http://127.0.0.1:${await freePort()}/realm`;
+    const down = createJwtVerifier({
+      issuer: closed,
+      audience: 'a',
+      now: Date.now,
+      log: (l) => lines.push(l),
+    });
+    const result = await down.verify(issuer.token());
+    expect(result).toMatchObject({ ok: false, unavailable: true });
+    expect(result.ok ? '' : result.description).toContain(
+      `The OpenID provider's keys cannot be fetched now (The OpenID provider's discovery document (${closed}/.well-known/openid-configuration) could not be fetched`,
+    );
+    expect(lines.length).toBe(1);
+    // The configured issuer with a trailing slash is another issuer than the discovery document names.
+    const other = createJwtVerifier({
+      issuer: `${issuer.url}/`,
+      audience: 'a',
+      now: Date.now,
+      log: () => {},
+    });
+    const mismatch = await other.verify(issuer.token());
+    expect(mismatch.ok ? '' : mismatch.description).toContain(
+      `The OpenID provider's discovery document names the issuer "${issuer.url}", not ${issuer.url}/ (ZOTEUS_OIDC_ISSUER)`,
+    );
   });
 });

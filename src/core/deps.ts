@@ -43,7 +43,7 @@ export interface DepsOptions {
   surface: Deps['surface'];
   clock?: Clock;
   /** Where prose diagnostics go (already redacted when called). */
-  writeLog?: (line: string) => void;
+  writeLog?: (line: string, fields?: { level: 'warn' | 'debug' }) => void;
   progress?: (event: ProgressEvent) => void;
   services?: ServiceRegistry;
   debug?: boolean;
@@ -57,9 +57,9 @@ export function createDeps(options: DepsOptions): Deps {
   const redact: Redactor = createRedactor(configSecrets(options.config));
   const write = options.writeLog ?? (() => {});
   const log: Logger = {
-    warn: (message) => write(redact(message)),
+    warn: (message) => write(redact(message), { level: 'warn' }),
     debug: (message) => {
-      if (options.debug) write(redact(message));
+      if (options.debug) write(redact(message), { level: 'debug' });
     },
   };
   return {

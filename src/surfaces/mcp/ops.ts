@@ -76,7 +76,7 @@ export function opsSettings(env: Env): OpsSettings {
 
 /** What a log line may say besides its text (the request line's fields, a refusal's level). */
 export interface LogFields {
-  level?: 'info' | 'warn' | 'error';
+  level?: 'debug' | 'info' | 'warn' | 'error';
   request_id?: string;
   method?: string;
   tool?: string;

@@ -167,7 +167,9 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
 
   function report(error: unknown): number {
     const zerr = renderErrorRefs(toZoteusError(error), mcpRefRenderer);
-    writeLog(`zoteus: ${zerr.code}: ${zerr.message}${zerr.hint ? `\nHint: ${zerr.hint}` : ''}`);
+    writeLog(`zoteus: ${zerr.code}: ${zerr.message}${zerr.hint ? `\nHint: ${zerr.hint}` : ''}`, {
+      level: 'error',
+    });
     return zerr.exitCode;
   }
 }

@@ -217,7 +217,7 @@ describe('JSON logs (ZOTEUS_LOG_FORMAT=json)', () => {
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     for (const entry of entries) {
       expect(entry).toMatchObject({
-        level: expect.stringMatching(/^(info|warn|error)$/),
+        level: expect.stringMatching(/^(debug|info|warn|error)$/),
         msg: expect.any(String),
       });
       expect(new Date(entry.time as string).toISOString()).toBe(entry.time);
@@ -237,6 +237,24 @@ describe('JSON logs (ZOTEUS_LOG_FORMAT=json)', () => {
     expect(server.stderr()).not.toContain(KEY);
     expect(entries.find((e) => String(e.msg).includes('refused Origin'))).toMatchObject({ level: 'warn' });
     expect(entries.at(-1)).toMatchObject({ level: 'info', msg: 'zoteus: mcp http stopped' });
+  });
+});
+
+describe('JSON logs at start', () => {
+  it('reports a bad setting as one JSON line of level error, naming it', async () => {
+    let text = '';
+    const err = new PassThrough();
+    err.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const env = isolatedEnv({ ZOTEUS_LOG_FORMAT: 'json', ZOTEUS_HTTP_MAX_SESSIONS: 'many' });
+    expect(await runMcp({ env, http: true, port: 0, stderr: err })).toBe(3);
+    const lines = text.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'error',
+      msg: expect.stringMatching(
+        /^zoteus: validation_error: ZOTEUS_HTTP_MAX_SESSIONS must be [^\n]*\nHint: /,
+      ),
+    });
   });
 });
 

@@ -11,7 +11,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZOT } from '../../support/cli.js';
 import { startDroppingProxy, type DroppingProxy } from '../../support/dropping-proxy.js';

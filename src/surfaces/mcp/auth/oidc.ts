@@ -33,6 +33,8 @@ export const JWKS_MAX_AGE_MS = 10 * 60_000;
 /** The provider's discovery document and JWKS: time allowed, and size read. */
 const FETCH_TIMEOUT_MS = 10_000;
 const FETCH_LIMIT = 256 * 1024;
+/** A provider that could not be reached is not asked again for this long (each request would). */
+const FAILURE_HOLD_MS = 5_000;
 /** A JWT longer than this is refused unread. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 /** The tenant id of an OpenID Connect subject: never a Zotero user id. */
@@ -144,17 +146,26 @@ export function createJwtVerifier(options: {
     publicKeys.clear();
   };
 
+  /** Why the last fetch failed, while no keys are held: repeated for a few seconds, not refetched. */
+  let failure: { message: string; at: number } | undefined;
+
   /** Fetches the keys once at a time; `force` (an unknown kid) at most once a minute. */
   const load = async (force: boolean): Promise<void> => {
     if (keys && !force && options.now() - fetchedAt < JWKS_MAX_AGE_MS) return;
     if (inflight) return inflight;
     if (keys && options.now() - fetchedAt < JWKS_REFETCH_MS) return;
+    if (!keys && failure && options.now() - failure.at < FAILURE_HOLD_MS) {
+      throw new ProviderUnavailable(failure.message);
+    }
     fetchedAt = options.now();
     inflight = refresh()
+      .then(() => {
+        failure = undefined;
+      })
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         options.log(`zoteus: oidc: ${message}`);
-        if (!keys) fetchedAt = -Infinity;
+        failure = { message, at: options.now() };
         throw error instanceof ProviderUnavailable ? error : new ProviderUnavailable(message);
       })
       .finally(() => {

@@ -281,6 +281,9 @@ describe('ZOTEUS_AUTH=oidc: bearer tokens are JWTs of the configured provider', 
       `The OpenID provider's keys cannot be fetched now (The OpenID provider's discovery document (${closed}/.well-known/openid-configuration) could not be fetched`,
     );
     expect(lines.length).toBe(1);
+    // Asked again only after a few seconds: the next request is told the same at once.
+    expect(await down.verify(issuer.token())).toEqual(result);
+    expect(lines.length).toBe(1);
     // The configured issuer with a trailing slash is another issuer than the discovery document names.
     const other = createJwtVerifier({
       issuer: `${issuer.url}/`,

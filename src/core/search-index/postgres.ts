@@ -172,6 +172,8 @@ export interface PgUpdateOptions {
   rebuild?: boolean;
   onProgress?: (event: IndexProgress) => void;
   embedder?: Embedder | undefined;
+  /** As `updateIndex`'s: a failure to embed is handed here and the update succeeds without vectors. */
+  onVectorsError?: ((error: unknown) => void) | undefined;
   signal?: AbortSignal | undefined;
   now?: () => number;
 }
@@ -244,7 +246,14 @@ export async function updatePgIndex(
       updated_at: new Date(now()).toISOString(),
     });
   }
-  if (options.embedder) report.vectors = await updateVectors(db, owner, options.embedder, options);
+  if (options.embedder) {
+    try {
+      report.vectors = await updateVectors(db, owner, options.embedder, options);
+    } catch (error) {
+      if (!options.onVectorsError || options.signal?.aborted) throw error;
+      options.onVectorsError(error);
+    }
+  }
   return report;
 }
 

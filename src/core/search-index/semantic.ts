@@ -78,6 +78,22 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
     const lib = await indexedLibrary(deps, args);
     if (seen.has(lib.library)) continue;
     seen.add(lib.library);
+    // A tenant of a shared deployment on PostgreSQL: the library's index is in the database.
+    if (deps.sharedState?.db.dialect === 'postgres') {
+      const { rankSharedLibrary } = await import('./postgres-semantic.js');
+      const shared = await rankSharedLibrary(deps, deps.sharedState, lib, input.q, {
+        limit,
+        mode,
+        embedder,
+        itemType: input.item_type,
+        collectionKey: input.collection_key,
+      });
+      if (input.collection_key !== undefined && shared.hits.length === 0)
+        await mustHaveCollection(lib.reader, input.collection_key, lib.library);
+      answers.push(shared.answer);
+      for (const h of shared.hits) hits.push({ ...h, library: lib.library });
+      continue;
+    }
     // Fix (tests): the index update before the search is best effort for vectors: an embeddings
     // server that fails leaves the keyword ranking, and the answer says why vectors are missing.
     let vectorsError: string | undefined;

@@ -8,10 +8,28 @@
  * `permission_denied` before anything is written: a `..` segment, `~`, an absolute path
  * outside the folder, and a path that reaches outside it through a symlink (checked on the
  * real path of the deepest part that exists, and again after the parents are created).
+ *
+ * There, the caller's saved files are also bounded by a quota (ZOTEUS_TENANT_QUOTA_MB,
+ * default 100): a save that would pass it is refused with what is used and free, and nothing
+ * is written (a stream of unknown length is counted as it is written, and its temporary file
+ * removed when it passes). Each saved file is served back to its owner only, as the MCP
+ * resource `fileResourceUri` names (src/resources/files.ts).
  */
 import { randomHex } from '../core/node-crypto.js';
 import { constants, existsSync } from 'node:fs';
-import { copyFile, link, lstat, mkdir, open, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import {
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  type FileHandle,
+} from 'node:fs/promises';
 import { homeDir } from '../core/paths.js';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ZoteusError } from '../core/errors.js';
@@ -216,6 +234,34 @@ export async function saveFile(
   if (now?.isDirectory()) throw invalid(field, `${target} is a folder; ${field} must name a file.`);
   if (now !== undefined && !options.overwrite) throw existsError(field, target);
 
+  // On a shared deployment: what this file may take (the file it replaces is given back).
+  let room = Infinity;
+  if (realRoot !== undefined) {
+    const quota = tenantQuotaBytes(options.env);
+    const used = await usedBytes(realRoot);
+    const replaced = now?.isFile() ? now.size : 0;
+    room = quota - used + replaced;
+    const size =
+      typeof content === 'string'
+        ? Buffer.byteLength(content, 'utf8')
+        : content instanceof Uint8Array
+          ? content.byteLength
+          : undefined;
+    if ((size ?? 0) > room) throw overQuota(field, quota, used, size);
+    if (size === undefined) {
+      const limit = room;
+      const source = content as AsyncIterable<string | Uint8Array>;
+      content = (async function* counted() {
+        let written = 0;
+        for await (const chunk of source) {
+          written += typeof chunk === 'string' ? Buffer.byteLength(chunk, 'utf8') : chunk.byteLength;
+          if (written > limit) throw overQuota(field, quota, used, undefined);
+          yield chunk;
+        }
+      })();
+    }
+  }
+
   const { temp, handle } = await openTemp(dir).catch((error: unknown) => {
     throw fsError(error, field, target);
   });
@@ -246,6 +292,103 @@ export async function saveFile(
     await rm(temp, { force: true });
   }
   return target;
+}
+
+/** The quota of a caller's saved files on a shared deployment, default 100 MB. */
+export function tenantQuotaBytes(env: Env): number {
+  const raw = env.ZOTEUS_TENANT_QUOTA_MB?.trim();
+  if (raw === undefined || raw === '') return 100 * MB;
+  const mb = Number(raw);
+  if (!Number.isFinite(mb) || mb <= 0) {
+    throw new ZoteusError(
+      'validation_error',
+      `ZOTEUS_TENANT_QUOTA_MB must be a positive number of megabytes; got ${JSON.stringify(raw)}.`,
+      { field: 'ZOTEUS_TENANT_QUOTA_MB', hint: 'Set it to e.g. 100, or unset it for the default of 100 MB.' },
+    );
+  }
+  return Math.floor(mb * MB);
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Whether a path relative to the caller's folder is Zoteus' own state kept there (plans
+ * awaiting apply, the write journal) rather than one of the caller's saved files: neither
+ * counted in the quota nor served as a file.
+ */
+export function isStateFile(relativePath: string): boolean {
+  const first = relativePath.split(/[\\/]/)[0] ?? '';
+  return first === 'plans' || /^journal\.db(-wal|-shm|-journal)?$/.test(first);
+}
+
+/** The bytes of the caller's saved files under `root` (symlinks not followed, state files left out). */
+export async function usedBytes(root: string): Promise<number> {
+  let total = 0;
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (rel === '' && isStateFile(childRel)) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path, childRel);
+      else if (entry.isFile()) total += (await lstat(path).catch(() => undefined))?.size ?? 0;
+    }
+  };
+  await walk(root, '');
+  return total;
+}
+
+/** `30,012 bytes` under a megabyte, else `12.5 MB`. */
+function megabytes(bytes: number): string {
+  if (bytes < MB) return `${bytes.toLocaleString('en-US')} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  return `${(bytes / MB).toLocaleString('en-US', { maximumFractionDigits: 1 })} MB`;
+}
+
+function overQuota(field: string, quota: number, used: number, size: number | undefined): ZoteusError {
+  const free = Math.max(0, quota - used);
+  const what = size === undefined ? 'This file' : `This file (${megabytes(size)})`;
+  return new ZoteusError(
+    'validation_error',
+    `${what} would pass your quota of ${megabytes(quota)} on this shared server: ${megabytes(used)} used, ${megabytes(free)} free. Nothing was written.`,
+    {
+      field,
+      hint: 'Save a smaller file, or replace one of your files you no longer need (overwrite: true).',
+    },
+  );
+}
+
+/**
+ * `zotero://files/tables/evidence.md`: the MCP resource that serves a file saved under the
+ * caller's folder `root` back to them (each segment percent-encoded); undefined for a path
+ * outside it.
+ */
+export function fileResourceUri(root: string, path: string): string | undefined {
+  const candidates = [resolve(root)];
+  try {
+    candidates.push(realpathSync(root));
+  } catch {
+    // The folder does not exist: the path is not in it.
+  }
+  for (const base of candidates) {
+    if (!inside(base, path)) continue;
+    return `zotero://files/${relative(base, path).split(sep).map(encodeURIComponent).join('/')}`;
+  }
+  return undefined;
+}
+
+/** `out` with `saved.resource` (its fileResourceUri) on a shared deployment; as it is otherwise. */
+export function savedWithResource<T extends { saved?: { path: string } | undefined }>(
+  out: T,
+  fileRoot: string | undefined,
+): T {
+  if (fileRoot === undefined || out.saved === undefined) return out;
+  const resource = fileResourceUri(fileRoot, out.saved.path);
+  return resource === undefined ? out : { ...out, saved: { ...out.saved, resource } };
 }
 
 /**

@@ -85,16 +85,6 @@ export function checkAttachInput(deps: Pick<Deps, 'fileRoot'>, input: AttachFile
       },
     );
   }
-  if (paths.length > 0 && deps.fileRoot !== undefined) {
-    throw new ZoteusError(
-      'permission_denied',
-      `This is a shared deployment: ${paramRef('path')} would read a file on the server's own machine, which callers may not do.`,
-      {
-        field: 'path',
-        hint: `Send the bytes as ${paramRef('content_base64')} with ${paramRef('filename')}.`,
-      },
-    );
-  }
   if (input.content_base64 !== undefined && !input.filename) {
     throw new ZoteusError(
       'validation_error',

@@ -22,6 +22,7 @@ import { createRecorder, journaledArgs, openJournalOf } from '../journal/recorde
 import { boundOutput } from './bound.js';
 import { bulkRefusal } from './bulk.js';
 import { onlyOn, paramRef } from './refs.js';
+import { refuseServerPaths } from './server-paths.js';
 import { mergeRetry, requestHash, runIdempotent, type Settled } from './idempotency.js';
 
 /** How a surface answers each way a call can end. */
@@ -73,10 +74,15 @@ export async function runCall<R>(request: CallRequest<R>): Promise<R> {
 
   // 1. What the call itself requires, beyond its schema (an action's own fields, something to change).
   const library = 'library_id' in tool.input.shape ? resolveLibrary(input as LibraryArgs, config) : undefined;
+  refuseServerPaths(tool, input, request.deps);
   tool.check?.(input as never, { config });
 
   // 2. Gates that need no network.
-  if (changesLibrary(tool, request.tier) && (config.readOnly || config.readOnlyGrant) && request.dryRun !== true) {
+  if (
+    changesLibrary(tool, request.tier) &&
+    (config.readOnly || config.readOnlyGrant) &&
+    request.dryRun !== true
+  ) {
     throw readOnlyRefusal(config, request.label);
   }
   if (tool.enabled && !tool.enabled(config)) {

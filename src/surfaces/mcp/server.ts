@@ -369,7 +369,10 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
   );
   server.setRequestHandler('resources/read', (request, ctx) =>
     answer<ReadResourceResult>(ctx, 'resources/read', request.params.uri, () =>
-      readResource(catalogue.resources, catalogue.templates, request.params.uri, deps),
+      readResource(catalogue.resources, catalogue.templates, request.params.uri, {
+        ...deps,
+        fileRoot: server.fileRoot,
+      }),
     ),
   );
   server.setRequestHandler('resources/templates/list', (_request, ctx) =>

@@ -159,6 +159,7 @@ export default defineTool({
           ? `, open-access PDF from ${out.openAccess.source} (${out.openAccess.url})`
           : ''),
   next: (out) => [`zot get ${out.parentItem}`],
+  serverPaths: { path: { instead: `${paramRef('content_base64')} with ${paramRef('filename')}` } },
   check(input, { config }) {
     if (input.link && input.oa) {
       throw new ZoteusError(

@@ -140,7 +140,11 @@ export default defineTool({
     totalChars: z.number().int().optional(),
     truncated: z.boolean().optional().describe('The text goes on past end.'),
     saved: z
-      .object({ path: z.string(), bytes: z.number().int() })
+      .object({
+        path: z.string(),
+        bytes: z.number().int(),
+        resource: z.string().optional().describe('On a shared server: the MCP resource that reads it back.'),
+      })
       .optional()
       .describe('The file written, and its size in bytes.'),
     resource: z
@@ -214,6 +218,7 @@ export default defineTool({
         fileRoot: deps.fileRoot,
       });
     });
-    return { ...out, action: 'get' as const, provenance: PROVENANCE };
+    const { savedWithResource } = await import('../../render/save.js');
+    return { ...savedWithResource(out, deps.fileRoot), action: 'get' as const, provenance: PROVENANCE };
   },
 });

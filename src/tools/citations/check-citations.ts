@@ -2,12 +2,11 @@
  * `zotero_check_citations` / `zot bibcheck FILE… [--write-bib PATH]`: the citation keys of
  * manuscripts checked against the library. Changes nothing in the library; with a .bib to
  * write it writes a local file, hence tier `write` with `WRITES FILES` (available in read-only
- * mode). On a shared deployment manuscripts are read, as files are saved, only inside the
- * caller's own folder (render/save.ts's confinement, and the real path through any symlink).
+ * mode). On a shared deployment a manuscript comes as text (a path is refused: serverPaths);
+ * the .bib is saved only inside the caller's own folder and served back as a resource.
  */
 import * as z from 'zod';
 import { checkCitations, checkCitationsInput } from '../../core/citations/check.js';
-import { ZoteusError } from '../../core/errors.js';
 import { paramRef, onlyOn } from '../../core/call/refs.js';
 import { defineTool, type Deps } from '../../core/tool.js';
 import { plural } from '../../core/words.js';
@@ -19,32 +18,13 @@ import { libraryParams, PROVENANCE } from '../shared/params.js';
 const KINDS = ['tex', 'aux', 'markdown', 'bib'] as const;
 const SOURCES = ['extra', 'field', 'better-bibtex', 'generated'] as const;
 
-/** A manuscript path on a shared deployment: inside the caller's folder, also through symlinks. */
-async function confinedPath(raw: string, deps: Pick<Deps, 'env' | 'fileRoot'>): Promise<string> {
-  const hint =
-    'On this shared server manuscripts are read only from your own folder: give a relative path (no "..", no "~"), or the manuscript itself as text with its kind.';
-  let path: string;
-  try {
-    path = resolveSavePath(raw, { fileRoot: deps.fileRoot, env: deps.env, field: 'files' });
-  } catch (error) {
-    if (error instanceof ZoteusError && error.code === 'permission_denied')
-      throw new ZoteusError('permission_denied', error.message, { field: 'files', hint });
-    throw error;
-  }
-  if (deps.fileRoot === undefined) return path;
-  const { realpath } = await import('node:fs/promises');
-  const { isAbsolute, relative, resolve, sep } = await import('node:path');
-  const root = await realpath(deps.fileRoot).catch(() => resolve(deps.fileRoot as string));
-  // A path that does not exist stays as it is: reading it says not_found.
-  const real = await realpath(path).catch(() => path);
-  const rel = relative(root, real);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    throw new ZoteusError(
-      'permission_denied',
-      `files: ${raw} leads outside your own folder on this shared server.`,
-      { field: 'files', hint },
-    );
-  return real;
+/**
+ * A manuscript path, as the command line means it (relative to the working directory, `~`
+ * the home folder). On a shared deployment the pipeline refuses `files` before this runs
+ * (serverPaths): nothing is read from the server's disk for a caller.
+ */
+function manuscriptPath(raw: string, deps: Pick<Deps, 'env'>): string {
+  return resolveSavePath(raw, { fileRoot: undefined, env: deps.env, field: 'files' });
 }
 
 const titled = { item_key: z.string(), title: z.string() };
@@ -174,7 +154,12 @@ export default defineTool({
       .array(failedEntry.extend({ key: z.string().describe('The citation key.') }))
       .describe('One entry per missing (404, not_found) or ambiguous (409, conflict) key.'),
     saved: z
-      .object({ path: z.string(), bytes: z.number().int(), entries: z.number().int() })
+      .object({
+        path: z.string(),
+        bytes: z.number().int(),
+        entries: z.number().int(),
+        resource: z.string().optional().describe('On a shared server: the MCP resource that reads it back.'),
+      })
       .optional()
       .describe('The .bib written, its size and its number of entries.'),
     betterBibtex: z.string().describe('Whether Better BibTeX’s keys were used, and from where or why not.'),
@@ -218,6 +203,7 @@ export default defineTool({
     for (const w of out.warnings) lines.push(`note: ${w}`);
     return lines.length ? `${lines.join('\n')}\n` : '';
   },
+  serverPaths: { files: { instead: `${paramRef('text')} with ${paramRef('kind')}` } },
   check: (input) => checkCitationsInput(input),
   plan(input, deps) {
     const fileRoot = (deps as Partial<Deps>).fileRoot;
@@ -234,7 +220,7 @@ export default defineTool({
   },
   async run(input, deps) {
     const out = await checkCitations(deps, input, {
-      resolve: (raw) => confinedPath(raw, deps),
+      resolve: async (raw) => manuscriptPath(raw, deps),
       save: async (path, chunks) => {
         const { saveFile } = await import('../../render/save.js');
         return saveFile(path, chunks, {
@@ -245,6 +231,7 @@ export default defineTool({
         });
       },
     });
-    return { ...out, provenance: PROVENANCE };
+    const { savedWithResource } = await import('../../render/save.js');
+    return { ...savedWithResource(out, deps.fileRoot), provenance: PROVENANCE };
   },
 });

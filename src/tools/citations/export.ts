@@ -108,7 +108,11 @@ export default defineTool({
     format: z.enum(FORMATS),
     text: z.string().optional().describe('The export, when it was not saved to a file.'),
     saved: z
-      .object({ path: z.string(), bytes: z.number().int() })
+      .object({
+        path: z.string(),
+        bytes: z.number().int(),
+        resource: z.string().optional().describe('On a shared server: the MCP resource that reads it back.'),
+      })
       .optional()
       .describe('The file written, and its size in bytes.'),
     succeeded: z.array(z.string()).describe('The item keys exported (the first 1,000 of a saved export).'),
@@ -171,13 +175,14 @@ export default defineTool({
   },
   async run(input, deps) {
     const { exportItems } = await import('../../core/exports/export.js');
-    return exportItems(deps, input, async (path, chunks) => {
-      const { saveFile } = await import('../../render/save.js');
-      return saveFile(path, chunks, {
+    const { saveFile, savedWithResource } = await import('../../render/save.js');
+    const out = await exportItems(deps, input, async (path, chunks) =>
+      saveFile(path, chunks, {
         overwrite: input.overwrite === true,
         env: deps.env,
         fileRoot: deps.fileRoot,
-      });
-    });
+      }),
+    );
+    return savedWithResource(out, deps.fileRoot);
   },
 });

@@ -42,6 +42,10 @@ export default defineTool({
       ', collection_key or q. Style ids: zotero_styles. Unknown keys: failed[].',
   ].join(' '),
   tier: 'read',
+  // A .csl or .xml path, as styles.ts's isStylePath says; an id is looked up, never read from disk.
+  serverPaths: {
+    style: { instead: 'a style id (apa, ieee, …)', isPath: (v) => /\.(csl|xml)$/i.test(v.trim()) },
+  },
   openWorld: true,
   since: '0.2.0',
   toolset: 'citations',

@@ -15,7 +15,7 @@ import {
   renderEvidenceTable,
   warningsOfRow,
 } from '../../render/evidence/index.js';
-import { fileExists, resolveSavePath, saveFile } from '../../render/save.js';
+import { fileExists, fileResourceUri, resolveSavePath, saveFile } from '../../render/save.js';
 import { PROVENANCE, ZOTERO_KEY_PATTERN } from '../shared/params.js';
 
 const ROW_FIELDS = [
@@ -202,6 +202,10 @@ export default defineTool({
         'Rows whose claims did not match their own evidence fields, named individually, plus (CSV only) any cell the file had to mark as text because a spreadsheet would have run it as a formula.',
       ),
     savedTo: z.string().optional().describe('Absolute path written, when `save_path` was given.'),
+    resource: z
+      .string()
+      .optional()
+      .describe('On a shared server: the MCP resource that reads the saved file back.'),
     provenance: z
       .string()
       .optional()
@@ -250,6 +254,9 @@ export default defineTool({
       coverage: rendered.coverage,
       ...(rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}),
       ...(savedTo !== undefined ? { savedTo } : {}),
+      ...(savedTo !== undefined && deps.fileRoot !== undefined
+        ? { resource: fileResourceUri(deps.fileRoot, savedTo) }
+        : {}),
       provenance: PROVENANCE,
     };
   },

@@ -11,11 +11,13 @@ import { openPostgresClient } from '../../../src/core/store/sql.js';
 import { parseSecretKeys } from '../../../src/core/tenants/secrets.js';
 import { tenantStore } from '../../../src/core/tenants/store.js';
 import { runZot, sandbox } from '../../support/cli.js';
+import { STATE_MIGRATIONS } from '../../../src/core/store/state.js';
 import { postgresUrl } from '../../support/postgres.js';
 
 const OLD = Buffer.alloc(32, 7).toString('base64');
 const NEW = Buffer.alloc(32, 9).toString('hex');
-const IDS = ['0001_idempotency', '0003_tenants', '0004_journal', '0006_plans', '0100_auth'];
+// Every migration of the state database, in order (each slice of issue 23 adds its own).
+const IDS = STATE_MIGRATIONS.map((m) => m.id);
 
 let box: ReturnType<typeof sandbox>;
 let url: string;

@@ -10,7 +10,6 @@ import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkAttachInput } from '../../../src/core/attachments/upload.js';
 import { runCli } from '../../../src/surfaces/cli/main.js';
 import { groups, tools } from '../../../src/tools/index.js';
 import { startDroppingProxy } from '../../support/dropping-proxy.js';
@@ -436,9 +435,5 @@ describe('zotero_attach_file over MCP', () => {
     }
   });
 
-  it('path is refused on a shared deployment (a file root is set)', () => {
-    expect(() =>
-      checkAttachInput({ fileRoot: '/srv/zoteus' }, { parent_item: 'ABCD2345', path: ['/etc/passwd'] }),
-    ).toThrow(/shared deployment/);
-  });
+  // path on a shared deployment: refused by the pipeline, for every path input (test/tools/server-paths.test.ts).
 });

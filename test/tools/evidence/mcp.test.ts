@@ -95,13 +95,15 @@ describe('tools/list', () => {
       'The research question this table answers; it becomes the table caption.',
     );
     expect(input.properties.rows!.items).toMatchObject({ additionalProperties: false });
-    // The output in outline (issue 22): the seed's fields, each with the seed's text.
+    // The output in outline (issue 22): the seed's fields, each with the seed's text; and
+    // resource, the saved file's resource on a shared server (issue 23).
     const output = tool.outputSchema as { properties: Record<string, { description?: string }> };
     expect(Object.keys(output.properties).sort()).toEqual([
       'coverage',
       'format',
       'provenance',
       'question',
+      'resource',
       'rowCount',
       'savedTo',
       'table',

@@ -23,7 +23,7 @@ const MAX_OPEN_TENANTS = 200;
 
 /** What a tenant without a key is told (auth_missing's hint): where to post it. */
 export function keyHint(publicUrl: string): string {
-  return `This server has no Zotero API key of yours yet: POST it once to ${publicUrl}${ZOTERO_KEY_PATH} with your access token (Authorization: Bearer) and {"key": "…"}, or use the page at ${publicUrl}${SETTINGS_PATH}. Create a key at https://www.zotero.org/settings/keys.`;
+  return `This server has no Zotero API key of yours yet: POST it once to ${publicUrl}${ZOTERO_KEY_PATH} with your access token (Authorization: Bearer) and {"key": "…"}, or use the page at ${publicUrl}${SETTINGS_PATH}; then reconnect if your client keeps a session. Create a key at https://www.zotero.org/settings/keys.`;
 }
 
 export async function openOidcDeployment(
@@ -39,7 +39,7 @@ export async function openOidcDeployment(
   if (!oidc) throw new Error('openOidcDeployment needs the OpenID provider settings');
   await migrateState(state);
   const tenants = tenantStore(state.db, options.keys, now);
-  const known = new Map<string, { tenant: Tenant | undefined; at: number }>();
+  const known = new Map<string, { tenant: Tenant; at: number }>();
   const open = new Map<string, ServiceRegistry>();
   const base = options.base.config;
   // Who holds this process's share of the Zotero keys' in-flight bounds (shared-limits.ts).
@@ -71,7 +71,9 @@ export async function openOidcDeployment(
     const cached = known.get(id);
     if (cached && now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
     const tenant = await tenants.get(id);
-    known.set(id, { tenant, at: now() });
+    // No key yet is never kept: one posted through another replica serves the next request.
+    if (tenant) known.set(id, { tenant, at: now() });
+    else known.delete(id);
     return tenant;
   };
 

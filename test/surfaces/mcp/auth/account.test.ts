@@ -272,3 +272,89 @@ describe.each(['sqlite', 'postgres'] as const)('Zotero keys of an OpenID deploym
     ]);
   });
 });
+
+describe('two replicas of an OpenID deployment on one PostgreSQL', () => {
+  let zotero: ZoteroTestServer;
+  let issuer: OidcIssuer;
+  const replicas: Array<{ base: string; stop: AbortController; running: Promise<number> }> = [];
+  const opened: Client[] = [];
+
+  beforeAll(async () => {
+    zotero = await startZoteroServer();
+    zotero.addUser({ userID: 101, username: 'ada' });
+    zotero.addKey({
+      key: KEY_ADA,
+      userID: 101,
+      access: { user: { library: true, notes: true, write: true } },
+    });
+    zotero.library('users/101').addItems([{ title: 'Ada only: analytical engines' }]);
+    const ports = [await freePort(), await freePort()];
+    // One public URL (the proxy's); each replica listens on its own port.
+    const publicUrl = `http://127.0.0.1:${ports[0]}`;
+    issuer = await startOidcIssuer({ audience: `${publicUrl}/mcp` });
+    const shared = {
+      ZOTERO_API_URL: zotero.url,
+      ZOTEUS_AUTH: 'oidc',
+      ZOTEUS_OIDC_ISSUER: issuer.url,
+      ZOTEUS_SECRET_KEYS: SECRET,
+      ZOTEUS_DATABASE_URL: await postgresUrl(),
+    };
+    for (const port of ports) {
+      const stop = new AbortController();
+      const running = runMcp({
+        env: isolatedEnv(shared),
+        http: true,
+        port,
+        publicUrl,
+        stderr: new PassThrough(),
+        signal: stop.signal,
+      });
+      const base = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 100; i++) {
+        if ((await fetch(`${base}/.well-known/oauth-protected-resource`).catch(() => undefined))?.ok) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      replicas.push({ base, stop, running });
+    }
+  });
+
+  afterAll(async () => {
+    for (const client of opened) await client.close();
+    for (const replica of replicas) {
+      replica.stop.abort();
+      expect(await replica.running).toBe(0);
+    }
+    await issuer.close();
+    await zotero.close();
+  });
+
+  async function clientAt(base: string, token: string): Promise<Client> {
+    const client = new Client({ name: 'oidc-replicas-test', version: '0.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    opened.push(client);
+    return client;
+  }
+
+  it('a key posted through one replica serves the next session on the other (no key yet is never cached)', async () => {
+    const token = issuer.token({ sub: 'ada' });
+    const [one, two] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    const onTwo = await clientAt(two.base, token);
+    const before = await onTwo.callTool({ name: 'zotero_search_items', arguments: {} });
+    expect(textOf(before)).toContain('auth_missing');
+    const posted = await fetch(`${one.base}/account/zotero-key`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: KEY_ADA }),
+    });
+    expect(posted.status).toBe(200);
+    // A session opened before the key keeps its deps (older revisions' sessions): a new one has it.
+    const again = await clientAt(two.base, token);
+    const after = await again.callTool({ name: 'zotero_search_items', arguments: {} });
+    expect(after.isError ?? false).toBe(false);
+    expect(textOf(after)).toContain('Ada only: analytical engines');
+  });
+});

@@ -135,12 +135,26 @@ async function keywordRanking(
   options: RankOptions,
 ): Promise<KeywordRow[]> {
   if (!plan.tsquery) return [];
-  const [stats] = await db.query<{ n: number; avgdl: number }>(
-    'SELECT count(*)::int AS n, coalesce(avg(ntok), 0)::float8 AS avgdl FROM search_items WHERE owner = ?',
-    [owner],
+  // The row count and token total of the last update (postgres.ts), else counted now.
+  const meta = new Map(
+    (
+      await db.query<{ k: string; v: string }>(
+        "SELECT k, v FROM search_meta WHERE owner = ? AND k IN ('rows', 'tokens')",
+        [owner],
+      )
+    ).map((r) => [r.k, Number(r.v)]),
   );
-  const n = Number(stats?.n ?? 0);
-  const avgdl = Number(stats?.avgdl ?? 0) || 1;
+  let n = meta.get('rows');
+  let tokens = meta.get('tokens');
+  if (n === undefined || tokens === undefined) {
+    const [live] = await db.query<{ n: number; tokens: number }>(
+      'SELECT count(*)::int AS n, coalesce(sum(ntok), 0)::bigint AS tokens FROM search_items WHERE owner = ?',
+      [owner],
+    );
+    n = Number(live?.n ?? 0);
+    tokens = Number(live?.tokens ?? 0);
+  }
+  const avgdl = n > 0 && tokens > 0 ? tokens / n : 1;
   // FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6.
   const idf = plan.terms.map((t) => {
     const v = Math.log((n - t.docs + 0.5) / (t.docs + 0.5));

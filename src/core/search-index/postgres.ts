@@ -236,8 +236,15 @@ export async function updatePgIndex(
       options,
       report,
     );
+    // BM25's row count and token total, read by every ranked search (postgres-rank.ts).
+    const [stats] = await db.query<{ n: number; tokens: number }>(
+      'SELECT count(*)::int AS n, coalesce(sum(ntok), 0)::bigint AS tokens FROM search_items WHERE owner = ?',
+      [owner],
+    );
     await writePgMeta(db, owner, {
       schema_version: PG_INDEX_SCHEMA_VERSION,
+      rows: stats!.n,
+      tokens: stats!.tokens,
       cursor,
       source: feed.source,
       fingerprint,
@@ -297,6 +304,9 @@ async function updateItems(
   }
   options.onProgress?.({ phase: 'scan', done: changes.signatures.size, total: changes.signatures.size });
 
+  // The rows change: the counts BM25 reads are made again at the end (until then, counted live).
+  if (gone.size > 0 || wanted.length > 0)
+    await writePgMeta(db, owner, { rows: undefined, tokens: undefined });
   if (gone.size > 0) {
     await db.transaction(async (tx) => {
       await removeRows(tx, owner, [...gone]);

@@ -21,18 +21,10 @@
  * with `<info><id>`. Style and locale files are not this project's: they come from the user's
  * data directory, the cache or the dependency, never from this repository.
  */
-import {
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { toolRef } from '../call/refs.js';
 import { closest, didYouMean, editDistance } from '../did-you-mean.js';
 import { ensureDir } from '../dirs.js';
@@ -45,9 +37,7 @@ import { homeDir } from '../paths.js';
 import type { Deps } from '../tool.js';
 
 /** What style and locale resolution need of `Deps`. */
-export type CslDeps = Pick<Deps, 'config' | 'env' | 'clock' | 'redact' | 'log' | 'version' | 'services'> & {
-  fileRoot?: string | undefined;
-};
+export type CslDeps = Pick<Deps, 'config' | 'env' | 'clock' | 'redact' | 'log' | 'version' | 'services'>;
 
 export type StyleSource = 'path' | 'installed' | 'cache' | 'download' | 'bundled';
 
@@ -913,7 +903,11 @@ function resolved(style: Found, dependent: Found | undefined): ResolvedStyle {
   return out;
 }
 
-/** A `.csl` path: relative to the working directory (`~` is home); confined to the caller's folder on a shared server. */
+/**
+ * A `.csl` path: relative to the working directory (`~` is home). A caller of a shared server
+ * cannot name one: the pipeline refuses the input there (serverPaths); the server's own
+ * default (ZOTEUS_CITATION_STYLE) may be a path.
+ */
 function readStylePath(deps: CslDeps, raw: string): Found {
   const path = stylePath(deps, raw);
   let text: string;
@@ -925,7 +919,6 @@ function readStylePath(deps: CslDeps, raw: string): Found {
       throw new ZoteusError('validation_error', `${path} is larger than 2 MB: not a CSL style.`, {
         field: 'style',
       });
-    if (deps.fileRoot !== undefined) confined(deps.fileRoot, realpathSync(path), raw);
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (isZoteusError(error)) throw error;
@@ -949,46 +942,9 @@ function readStylePath(deps: CslDeps, raw: string): Found {
 function stylePath(deps: CslDeps, raw: string): string {
   if (raw.includes('\0'))
     throw new ZoteusError('validation_error', 'A style path must not contain NUL.', { field: 'style' });
-  if (deps.fileRoot === undefined) {
-    const home = homeDir(deps.env);
-    const expanded = raw === '~' ? home : /^~[\\/]/.test(raw) ? join(home, raw.slice(2)) : raw;
-    return resolve(process.cwd(), expanded);
-  }
-  if (raw.startsWith('~') || raw.split(/[\\/]+/).includes('..'))
-    throw new ZoteusError(
-      'permission_denied',
-      'On this shared server a style file must lie inside your own folder: no "~", no "..".',
-      {
-        field: 'style',
-        hint: 'Give a path relative to your folder, or a style id.',
-      },
-    );
-  const root = resolve(deps.fileRoot);
-  const target = isAbsolute(raw) ? resolve(raw) : resolve(root, raw);
-  confined(root, target, raw);
-  return target;
-}
-
-function confined(root: string, path: string, raw: string): void {
-  let realRoot = root;
-  try {
-    realRoot = realpathSync(root);
-  } catch {
-    // a root that does not exist yet holds no file
-  }
-  const within = (base: string) => {
-    const rel = relative(base, path);
-    return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-  };
-  if (!within(root) && !within(realRoot))
-    throw new ZoteusError(
-      'permission_denied',
-      `The style file ${raw} is outside your own folder on this shared server.`,
-      {
-        field: 'style',
-        hint: 'Give a path relative to your folder, or a style id.',
-      },
-    );
+  const home = homeDir(deps.env);
+  const expanded = raw === '~' ? home : /^~[\\/]/.test(raw) ? join(home, raw.slice(2)) : raw;
+  return resolve(process.cwd(), expanded);
 }
 
 /** An id through the sources in order: installed, cache, download (then cached), bundled. */

@@ -786,7 +786,10 @@ function parseCitations(env: Env): Config['citations'] {
  * The refusal of a write in read-only mode, in the caller's terms: the server's setting, or
  * (on a shared deployment) the read-only access the caller chose when signing in.
  */
-export function readOnlyRefusal(config: Pick<Config, 'readOnly' | 'readOnlyGrant'>, what: string): ZoteusError {
+export function readOnlyRefusal(
+  config: Pick<Config, 'readOnly' | 'readOnlyGrant'>,
+  what: string,
+): ZoteusError {
   if (config.readOnlyGrant && !config.readOnly) {
     return new ZoteusError(
       'permission_denied',

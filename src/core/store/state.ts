@@ -24,8 +24,8 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   journalMigration,
   tenantUserMigration,
   plansMigration,
-  sharedLimitsMigration,
   searchIndexMigration,
+  sharedLimitsMigration,
   { id: '0100_auth', statements: authMigrations },
 ];
 

@@ -488,6 +488,8 @@ function download(deps: Deps, url: string, path: string, cap: number): Promise<H
     timeoutMs: Math.max(deps.config.timeoutMs, DOWNLOAD_TIMEOUT_MS),
     fetch: toFile,
     retry: { statuses: new Set([429, 503]), maxRetries: 1, maxWaitMs: 10_000 },
+    // A PDF address an open-access service named: on a shared server, public addresses only.
+    publicOnly: deps.sharedState !== undefined,
   });
   const host = new URL(url).host;
   return layer.send(

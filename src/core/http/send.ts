@@ -29,6 +29,7 @@ import {
   retryAfterMs,
   type RateLimiter,
 } from './ratelimit.js';
+import { refuseNonPublic } from './public-address.js';
 import type { CallContext, Clock, FetchLike, SharedLimits, Slots } from './types.js';
 
 /** Redirects followed for one request; the next one is refused. */
@@ -76,6 +77,11 @@ export interface HttpLayerOptions {
   slots?: Slots | undefined;
   /** On a deployment of several replicas: the bound and the pauses they share (SharedLimits). */
   shared?: SharedLimits | undefined;
+  /**
+   * Fetch only public addresses (a shared deployment fetching a URL a caller gave): each request
+   * and each redirect hop is refused when its host is loopback, private or reserved.
+   */
+  publicOnly?: boolean | undefined;
   /**
    * The origin the client's credentials were configured for (its base URL's). Default: the
    * origin of each request's own URL.
@@ -192,6 +198,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     let body = request.body;
     let headers = { ...request.headers };
     for (let hop = 0; ; hop++) {
+      if (options.publicOnly) await refuseNonPublic(url);
       const started = performance.now();
       const opened = typeof body === 'function' ? body() : body;
       const response = await fetchFn(url.href, {

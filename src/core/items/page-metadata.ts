@@ -744,6 +744,8 @@ export async function fetchPage(
     timeoutMs: settings.timeoutMs,
     fetch: pageFetch(maxBytes, shown),
     retry: { statuses: new Set([429, 502, 503, 504]), maxRetries: MAX_ATTEMPTS - 1, maxWaitMs: 30_000 },
+    // A shared server fetches a caller's URL only from the public internet (SSRF).
+    publicOnly: deps.sharedState !== undefined,
   });
   return layer.send(
     {

@@ -37,7 +37,7 @@ export interface ResolverSettings {
 }
 
 /** What the resolvers need from `Deps`; without `redact`, only key-shaped forms are redacted. */
-export type ResolverDeps = Pick<Deps, 'clock' | 'log'> & Partial<Pick<Deps, 'redact'>>;
+export type ResolverDeps = Pick<Deps, 'clock' | 'log'> & Partial<Pick<Deps, 'redact' | 'sharedState'>>;
 
 /** The resolver settings, read and validated with the rest of the configuration (config.ts). */
 export function resolverSettings(deps: Pick<Deps, 'config' | 'version'>): ResolverSettings {

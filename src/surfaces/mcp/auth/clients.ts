@@ -15,8 +15,11 @@
  * otherwise non-public address is refused before anything is sent.
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isPublicAddress } from '../../../core/http/public-address.js';
 import type { AuthStore } from '../../../core/store/auth-store.js';
+
+export { isPublicAddress };
 import { newOpaqueValue } from './opaque.js';
 
 export const CIMD_MAX_BYTES = 5 * 1024;
@@ -35,41 +38,6 @@ export type ClientLookup = { ok: true; client: KnownClient } | { ok: false; mess
 export function isLoopbackHostname(hostname: string): boolean {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
-}
-
-/** Addresses a metadata document is never fetched from (unless the server is on loopback). */
-const NON_PUBLIC = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 127],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
-}
-
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  // An IPv4-mapped address is the IPv4 address it maps (BlockList would match it to every IPv4 rule).
-  const mapped = /^::ffff:(.+)$/i.exec(address);
-  if (family === 6 && mapped) return isIP(mapped[1]!) === 4 && isPublicAddress(mapped[1]!);
-  return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** True when `asked` is one of `registered`: exactly, or a loopback URI differing only in its port. */

@@ -19,12 +19,13 @@ import { searchIndexMigration, searchOwner, updatePgIndex } from '../../../src/c
 import { sqliteRankedIndex } from '../../../src/core/search-index/ranked.js';
 import { indexFile, openIndexDb, type IndexDb } from '../../../src/core/search-index/store.js';
 import { updateIndex } from '../../../src/core/search-index/update.js';
+import { loadDatabaseClass } from '../../../src/core/sqlite-driver.js';
 import { migrate } from '../../../src/core/store/migrations.js';
 import { STATE_MIGRATIONS } from '../../../src/core/store/state.js';
 import { openPostgresClient, type SqlClient } from '../../../src/core/store/sql.js';
 import { buildLargeLibrary } from '../../../src/demo/sample/index.js';
 import { postgresUrl } from '../../support/postgres.js';
-import { tempDir } from '../local/helpers.js';
+import { retitle, tempDir } from '../local/helpers.js';
 
 const LIBRARY_ITEMS = 10_000;
 const QUERIES = (
@@ -236,5 +237,64 @@ describe('the PostgreSQL search index', () => {
     const s = await sqliteRankedIndex(index).rank('climate', options);
     expect(shared(top10(a.hits), top10(s.hits))).toBeGreaterThanOrEqual(8);
     expect((await rankPgIndex(pg, searchOwner('tenant-c', 'users/0'), 'climate', options)).hits).toEqual([]);
+  }, 120_000);
+  // Last: it changes the library the other tests read.
+  it('follows the changes of the library as the SQLite index does: an edit, a trashed parent, a deletion', async () => {
+    const one = async (sql: string) => (await pg.query<{ key: string }>(sql, [A]))[0]!.key;
+    const parent = await one(
+      'SELECT top AS key FROM search_items WHERE owner = ? AND parent IS NOT NULL AND deleted = 0 ORDER BY rid LIMIT 1',
+    );
+    const edited = await one(
+      `SELECT key FROM search_items i WHERE owner = ? AND parent IS NULL AND deleted = 0 AND key <> '${parent}'
+       AND item_type = 'journalArticle' ORDER BY rid DESC LIMIT 1`,
+    );
+    const gone = await one(
+      `SELECT key FROM search_items i WHERE owner = ? AND parent IS NULL AND item_type = 'book'
+       AND NOT EXISTS (SELECT 1 FROM search_items c WHERE c.owner = i.owner AND c.parent = i.key) ORDER BY rid LIMIT 1`,
+    );
+    const libraryID = await zotero.libraryIdFor({ type: 'user' });
+    const Database = loadDatabaseClass();
+    const raw = new Database(join(tmp.dir, 'Zotero', 'zotero.sqlite'));
+    try {
+      const touch = (key: string) =>
+        raw
+          .prepare("UPDATE items SET clientDateModified = '2031-02-03 04:05:06', synced = 0 WHERE key = ?")
+          .run(key);
+      retitle(raw, libraryID, edited, 'Zpgrevised sediment budgets of fjords');
+      touch(edited);
+      raw.prepare('INSERT INTO deletedItems (itemID) SELECT itemID FROM items WHERE key = ?').run(parent);
+      touch(parent);
+      raw.prepare('DELETE FROM items WHERE key = ?').run(gone);
+    } finally {
+      raw.close();
+    }
+    const localReport = await updateIndex(index, feed, { embedder });
+    const pgReport = await updatePgIndex(pg, A, feed, { embedder });
+    expect(pgReport).toMatchObject({ mode: 'update', changed: 2, deleted: 1 });
+    expect(pgReport).toMatchObject({
+      added: localReport.added,
+      changed: localReport.changed,
+      deleted: localReport.deleted,
+      unchanged: localReport.unchanged,
+    });
+    const options = { limit: 10, mode: 'keyword' as const, embedder: undefined };
+    const found = await rankPgIndex(pg, A, 'zpgrevised fjords', options);
+    expect(found.hits.map((h) => h.key)).toEqual([edited]);
+    expect(found.hits[0]!.title).toBe('Zpgrevised sediment budgets of fjords');
+    for (const c of [
+      { onlyTrashed: true },
+      { q: 'zpgrevised' },
+      { keys: [gone], includeTrashed: true },
+      { keys: [parent], includeTrashed: true },
+      { top: true, limit: 30 },
+    ] satisfies IndexQuery[]) {
+      expect(await queryPgIndex(pg, A, c), JSON.stringify(c)).toEqual(queryIndex(index, c));
+    }
+    expect((await queryPgIndex(pg, A, { onlyTrashed: true }))!.total).toBeGreaterThan(1);
+    for (const q of QUERIES.slice(0, 10)) {
+      const s = await sqliteRankedIndex(index).rank(q, options);
+      const p = await rankPgIndex(pg, A, q, options);
+      expect(shared(top10(s.hits), top10(p.hits)), q).toBeGreaterThanOrEqual(Math.min(8, s.hits.length));
+    }
   }, 120_000);
 });

@@ -43,8 +43,8 @@ export interface KeyCheck {
   info: KeyInfo;
   /** `deps.clock.now()` when the server answered. */
   checkedAt: number;
-  /** Where this answer came from in this call. */
-  source: 'server' | 'memory' | 'disk';
+  /** Where this answer came from in this call (`shared`: another replica's check, in the state database). */
+  source: 'server' | 'memory' | 'disk' | 'shared';
 }
 
 interface KeyState {
@@ -192,6 +192,40 @@ async function dropDisk(deps: Deps, apiKey: string): Promise<void> {
 }
 
 /**
+ * On a shared deployment, the key checks every replica shares (the state database's
+ * `key_checks`, by the key's hash): a key checked by one replica is known to all for the
+ * same ten minutes, and a key found revoked is forgotten by all. Failures only cost a request.
+ */
+const sharedChecks = {
+  id: (deps: Deps, apiKey: string) =>
+    sha256().update(deps.config.apiUrl).update('\u0000').update(apiKey).digest('hex'),
+  async read(deps: Deps, apiKey: string): Promise<{ info: KeyInfo; checkedAt: number } | undefined> {
+    const db = deps.sharedState!.db;
+    const rows = await db
+      .query<{ body: string }>('SELECT body FROM key_checks WHERE key_hash = ?', [
+        sharedChecks.id(deps, apiKey),
+      ])
+      .catch(() => []);
+    return rows[0] ? parseKeyCacheFile(rows[0].body, deps.clock.now()) : undefined;
+  },
+  async write(deps: Deps, apiKey: string, info: KeyInfo, checkedAt: number): Promise<void> {
+    const body = JSON.stringify({ checkedAt, ...info });
+    await deps
+      .sharedState!.db.run(
+        `INSERT INTO key_checks (key_hash, body, checked_at) VALUES (?, ?, ?)
+         ON CONFLICT (key_hash) DO UPDATE SET body = excluded.body, checked_at = excluded.checked_at`,
+        [sharedChecks.id(deps, apiKey), body, checkedAt],
+      )
+      .catch((error: unknown) => deps.log.debug(`Could not share the key check: ${String(error)}`));
+  },
+  async drop(deps: Deps, apiKey: string): Promise<void> {
+    await deps
+      .sharedState!.db.run('DELETE FROM key_checks WHERE key_hash = ?', [sharedChecks.id(deps, apiKey)])
+      .catch(() => undefined);
+  },
+};
+
+/**
  * Who the configured key belongs to and what it may do: from memory, else (CLI) from the
  * disk cache, else from `GET /keys/current`. `fresh: true` skips the caches (and refreshes
  * them): `zotero_whoami` uses it to report on the server as it is now.
@@ -222,6 +256,13 @@ export async function checkKey(
         return { ...found, source: 'disk' };
       }
     }
+    if (deps.sharedState) {
+      const found = await sharedChecks.read(deps, apiKey);
+      if (found) {
+        state.entry = found;
+        return { ...found, source: 'shared' };
+      }
+    }
   }
   // Checks already on their way answer for this one too: one request, however many callers.
   if (state.pending) return state.pending;
@@ -233,11 +274,13 @@ export async function checkKey(
       const checkedAt = deps.clock.now();
       state.entry = { info, checkedAt };
       if (useDisk) await writeDisk(deps, apiKey, info, checkedAt);
+      if (deps.sharedState) await sharedChecks.write(deps, apiKey, info, checkedAt);
       return { info, checkedAt, source: 'server' };
     } catch (error) {
       if (isZoteusError(error) && (error.code === 'auth_invalid' || error.code === 'auth_expired')) {
         delete state.entry;
         if (useDisk) await dropDisk(deps, apiKey);
+        if (deps.sharedState) await sharedChecks.drop(deps, apiKey);
       }
       throw error;
     }

@@ -31,6 +31,18 @@ export const sharedLimitsMigration: Migration = {
   ],
 };
 
+/** Key checks (`GET /keys/current`) shared by the replicas, by the key's hash (library/keys.ts). */
+export const keyChecksMigration: Migration = {
+  id: '0008_key_checks',
+  statements: [
+    `CREATE TABLE IF NOT EXISTS key_checks (
+      key_hash TEXT PRIMARY KEY,
+      body TEXT NOT NULL,
+      checked_at BIGINT NOT NULL
+    )`,
+  ],
+};
+
 /** One bound: `max` requests in flight at once under `scope` (a hashed key, or an upstream). */
 export interface LimitScope {
   scope: string;

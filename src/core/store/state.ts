@@ -14,7 +14,7 @@ import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
 import { migrate, type Migration } from './migrations.js';
 import { plansMigration } from './plans-sql.js';
-import { sharedLimitsMigration } from './shared-limits.js';
+import { keyChecksMigration, sharedLimitsMigration } from './shared-limits.js';
 import { openPostgresClient, openSqliteClient, type SqlClient } from './sql.js';
 
 /** Every table of the state database, in the order they are made. */
@@ -25,6 +25,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   tenantUserMigration,
   plansMigration,
   searchIndexMigration,
+  keyChecksMigration,
   sharedLimitsMigration,
   { id: '0100_auth', statements: authMigrations },
 ];

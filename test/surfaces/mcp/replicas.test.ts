@@ -99,8 +99,9 @@ afterAll(async () => {
 });
 
 describe('three replicas on one PostgreSQL', () => {
-  it('a token issued by one replica is good at every replica', async () => {
+  it('a token issued by one replica is good at every replica, and the key is checked once for all', async () => {
     zotero.library('users/808').addItems([{ title: 'Read from any replica' }]);
+    zotero.clearLog();
     for (const r of replicas) {
       const client = await clientWith(`${r.url}/mcp`, token);
       try {
@@ -111,6 +112,8 @@ describe('three replicas on one PostgreSQL', () => {
         await client.close();
       }
     }
+    // One replica asked Zotero who the key is; the others read its answer from PostgreSQL.
+    expect(zotero.log.filter((r) => r.path === '/keys/current')).toHaveLength(1);
   });
 
   it('a replica killed after Zotero applied its write: the retry on another replica lands it exactly once', async () => {

@@ -65,7 +65,7 @@ describe('limits shared by replicas (PostgreSQL)', () => {
     zotero.clearLog();
     const waiting = first.request('GET', '/users/5/items', { query: { limit: 1 } });
     // Wait until the 429 is in, and its pause recorded.
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 1000; i++) {
       const [row] = await db.query<{ paused_until: number }>(
         "SELECT paused_until FROM upstream_pauses WHERE scope = 'key:pause'",
       );

@@ -56,18 +56,19 @@ export function postgresRankedIndex(db: SqlClient, owner: string): RankedIndex {
   return { engine: 'postgres', rank: (query, options) => rankPgIndex(db, owner, query, options) };
 }
 
+/** How many rows hold each term: one pass over the rows holding any of them. */
 async function docFreqs(
   db: SqlClient,
   owner: string,
   terms: readonly string[],
 ): Promise<Map<string, number>> {
   if (terms.length === 0) return new Map();
-  const rows = await db.query<{ term: string; n: number }>(
-    `SELECT u.term, (SELECT count(*) FROM search_items i WHERE i.owner = ? AND i.tsv @@ u.q::tsquery)::int AS n
-     FROM unnest(?::text[], ?::text[]) AS u(term, q)`,
-    [owner, terms, terms.map(tsLexeme)],
+  const [row] = await db.query<Record<string, number>>(
+    `SELECT ${terms.map((_, i) => `count(*) FILTER (WHERE tsv @@ ?::tsquery)::int AS n${i}`).join(', ')}
+     FROM search_items WHERE owner = ? AND tsv @@ ?::tsquery`,
+    [...terms.map(tsLexeme), owner, terms.map(tsLexeme).join(' | ')],
   );
-  return new Map(rows.map((r) => [r.term, Number(r.n)]));
+  return new Map(terms.map((t, i) => [t, Number(row?.[`n${i}`] ?? 0)]));
 }
 
 async function planCandidates(db: SqlClient, owner: string, query: string): Promise<Plan> {

@@ -13,7 +13,8 @@
  *   which rows hold a word), each word's weighted frequency (`tf`, for BM25 exactly as FTS5's
  *   `bm25()` computes it) and the row's token count; the folded title, creators and year
  *   (`tcy`, trigram GIN index from `pg_trgm`: substring matches).
- * - `search_terms`: the distinct words (a query word stands for the words it begins).
+ * - `search_terms`: the distinct words (a query word stands for the words it begins), with a
+ *   trigram index (`everything` finds a word inside longer words).
  * - `search_item_tags`, `search_item_collections`, `search_vectors` (`real[]`), `search_meta`.
  *
  * Words are made in JS by the tokenizer's own folding (`terms.ts`), not by a PostgreSQL text

@@ -14,6 +14,7 @@ import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
 import { migrate, type Migration } from './migrations.js';
 import { plansMigration } from './plans-sql.js';
+import { mcpSessionsMigration } from './sessions-sql.js';
 import { keyChecksMigration, sharedLimitsMigration } from './shared-limits.js';
 import { openPostgresClient, openSqliteClient, type SqlClient } from './sql.js';
 
@@ -27,6 +28,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   searchIndexMigration,
   keyChecksMigration,
   sharedLimitsMigration,
+  mcpSessionsMigration,
   { id: '0100_auth', statements: authMigrations },
 ];
 

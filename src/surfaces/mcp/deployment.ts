@@ -15,6 +15,7 @@ import { ZoteusError } from '../../core/errors.js';
 import type { Env } from '../../core/paths.js';
 import { sqlAuthStore } from '../../core/store/auth-store.js';
 import { migrationStatus } from '../../core/store/migrations.js';
+import { sqlSessionStore, type SessionStore } from '../../core/store/sessions-sql.js';
 import { migrateState, STATE_MIGRATIONS, type StateDatabase } from '../../core/store/state.js';
 import { SECRET_KEYS_VAR, secretKeysFromEnv } from '../../core/tenants/secrets.js';
 import { tenantStore, type Tenant, type TenantStore } from '../../core/tenants/store.js';
@@ -38,6 +39,8 @@ export interface Deployment {
   /** For `/readyz`: the database answers and has every migration. */
   ready(): Promise<{ ready: boolean; reason?: string }>;
   tenants: TenantStore;
+  /** The sessions of the older revisions, for every replica (startHttp's `sessionStore`). */
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -155,6 +158,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
 
   return {
     tenants,
+    sessions: sqlSessionStore(state.db),
     auth: {
       settings: options.settings,
       store: sqlAuthStore(state.db),

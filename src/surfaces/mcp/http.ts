@@ -17,6 +17,12 @@
  *   - anything else is of the older revisions: `initialize` opens a session (sessions.ts: at
  *     most ZOTEUS_HTTP_MAX_SESSIONS, closed after ZOTEUS_HTTP_SESSION_IDLE_S idle), whose id
  *     every later request carries in `Mcp-Session-Id`; an unknown or expired id is a 404.
+ *     With a state database (`sessionStore`: a shared deployment), the session is also a row
+ *     there: a replica given an id it does not hold, but the table does for the same tenant,
+ *     rebuilds the session (a server instance for the tenant, a transport for that id, sent
+ *     the `initialize` the client sent, so it knows the same client, capabilities and
+ *     revision) and serves the request; DELETE and idleness remove the row, and every request
+ *     checks it is still there (a session closed on one replica is closed on all).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -31,6 +37,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { ZoteusError } from '../../core/errors.js';
+import type { SessionStore, StoredSession } from '../../core/store/sessions-sql.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_S, type HttpSettings } from './http-settings.js';
 import type { Principal } from './auth/principal.js';
 import { createAuthServer, type AuthServer, type AuthServerOptions } from './auth/routes.js';
@@ -79,6 +86,11 @@ export interface HttpOptions {
    * a bearer token of this server's resource. Only with it may the server listen beyond loopback.
    */
   auth?: AuthServerOptions;
+  /**
+   * Where the sessions of the older revisions are kept for every replica (the state database
+   * of a shared deployment); absent: in this process only.
+   */
+  sessionStore?: SessionStore;
 }
 
 export interface HttpHandle {
@@ -236,6 +248,27 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The row of a session being opened: what its `initialize` says of the client. */
+function storedSession(id: string, principal: Principal, body: unknown, at: number): StoredSession {
+  const messages = Array.isArray(body) ? body : [body];
+  const init = messages.find((m) => isInitializeRequest(m)) as
+    { params?: { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown } } | undefined;
+  const params = init?.params ?? {};
+  return {
+    id,
+    tenantId: principal.tenantId,
+    protocolVersion: typeof params.protocolVersion === 'string' ? params.protocolVersion : '',
+    clientInfo: params.clientInfo ?? null,
+    capabilities: params.capabilities ?? {},
+    createdAt: at,
+    lastActive: at,
+  };
+}
+
 /** The id of the `initialize` request in a body (or the first of a batch), for a refusal's answer. */
 function initializeId(body: unknown): string | number | null | undefined {
   const messages = Array.isArray(body) ? body : [body];
@@ -260,6 +293,15 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     max: options.settings?.maxSessions ?? DEFAULT_MAX_SESSIONS,
     idleMs: options.settings?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000,
     now,
+    ...(options.sessionStore
+      ? {
+          store: options.sessionStore,
+          onStoreError: (error: unknown) =>
+            log(`zoteus: mcp http sessions: the state database failed: ${messageOf(error)}`, {
+              level: 'error',
+            }),
+        }
+      : {}),
     onExpire: (session) =>
       log(
         `zoteus: mcp http session ${session.id.slice(0, 8)}… closed after ${Math.round(sessions.idleMs / 1000)} s idle`,
@@ -330,16 +372,14 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     }
   };
 
-  const openSession = async (
-    request: Request,
-    res: ServerResponse,
-    body: unknown,
-    principal: Principal | undefined,
-  ) => {
-    const id = initializeId(body);
-    if (!(await sessions.hasRoom())) return refuseSession(res, id ?? null);
+  const store = options.sessionStore;
+
+  /**
+   * A server instance and a transport for the session `sessionId`, connected; the session is
+   * in the table once the transport has taken an `initialize`.
+   */
+  const makeSession = async (sessionId: string, principal: Principal | undefined) => {
     const server = await factory({ era: 'legacy', ...(principal ? { principal } : {}) });
-    const sessionId = randomUUID();
     const setAside = new SetAsideArguments();
     // Several callers share an HTTP deployment: each session writes files only in its own folder.
     configureInstance(server, { transport: 'http', caller: sessionId, setAside });
@@ -352,11 +392,12 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
         sessions.add(session);
         if (principal) sessionPrincipals.set(initialized, principal);
       },
-      // DELETE: forget the session, and release its server once the answer is out.
-      onsessionclosed: (closed) => {
+      // DELETE: forget the session (on every replica), and release its server once the answer is out.
+      onsessionclosed: async (closed) => {
         sessions.remove(closed);
         sessionPrincipals.delete(closed);
         setImmediate(() => void server.close());
+        if (store && principal) await store.remove(closed);
       },
     });
     transport.onclose = () => {
@@ -364,11 +405,31 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
       void sessions.remove(sessionId);
     };
     await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: setAside.inbound(body) });
+    return { server, transport, setAside, session: () => session };
+  };
+
+  const openSession = async (
+    request: Request,
+    res: ServerResponse,
+    body: unknown,
+    principal: Principal | undefined,
+  ) => {
+    const id = initializeId(body);
+    if (!(await sessions.hasRoom())) return refuseSession(res, id ?? null);
+    const sessionId = randomUUID();
+    // Recorded before the answer, so that the client's next request may reach any replica.
+    const stored = store && principal ? storedSession(sessionId, principal, body, now()) : undefined;
+    if (stored) await store!.put(stored);
+    const made = await makeSession(sessionId, principal);
+    const response = await made.transport.handleRequest(request, {
+      parsedBody: made.setAside.inbound(body),
+    });
+    const session = made.session();
     // Anything but a successful `initialize` leaves no session behind.
     if (session === undefined) {
+      if (stored) await store!.remove(sessionId);
       await sendResponse(res, response);
-      await server.close();
+      await made.server.close();
       return;
     }
     const done = sessions.begin(session);
@@ -377,6 +438,89 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     } finally {
       done();
     }
+  };
+
+  /**
+   * A session another replica opened, made here: the transport is sent the client's
+   * `initialize` (and `notifications/initialized`) again, through its ordinary entry, so the
+   * server instance knows the same client, capabilities and revision and the transport
+   * answers for that id. Undefined if it would not initialize.
+   */
+  const rebuild = async (stored: StoredSession, principal: Principal): Promise<LegacySession | undefined> => {
+    const made = await makeSession(stored.id, principal);
+    const post = (message: unknown) =>
+      made.transport.handleRequest(
+        new Request(`http://localhost${MCP_HTTP_PATH}`, {
+          method: 'POST',
+          headers: {
+            accept: 'application/json, text/event-stream',
+            'content-type': 'application/json',
+            'mcp-session-id': stored.id,
+          },
+        }),
+        { parsedBody: message },
+      );
+    const init = await post({
+      jsonrpc: '2.0',
+      id: `zoteus-rebuild-${stored.id}`,
+      method: 'initialize',
+      params: {
+        protocolVersion: stored.protocolVersion,
+        capabilities: stored.capabilities ?? {},
+        clientInfo: stored.clientInfo,
+      },
+    });
+    // The answer, which the client had from the first replica, is read and dropped.
+    await init.text();
+    const session = made.session();
+    if (init.status !== 200 || session === undefined) {
+      await made.server.close();
+      return undefined;
+    }
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+    log(`zoteus: mcp http session ${stored.id.slice(0, 8)}… continued here (opened on another replica)`);
+    return session;
+  };
+  // Requests of one session that reach this replica together rebuild it once.
+  const rebuilding = new Map<string, Promise<LegacySession | undefined>>();
+
+  /** The session an `Mcp-Session-Id` names for this principal, here or (with a store) rebuilt from its row. */
+  const findSession = async (
+    sessionId: string,
+    principal: Principal | undefined,
+    res: ServerResponse,
+  ): Promise<LegacySession | 'refused' | undefined> => {
+    const session = sessions.get(sessionId);
+    if (session) {
+      // A session is its opener's: another user's token finds no such session.
+      if (principal && sessionPrincipals.get(sessionId)?.tenantId !== principal.tenantId) return undefined;
+      if (!store || !principal) return session;
+      if (await store.touch(sessionId, now(), sessions.idleMs)) return session;
+      // Closed on another replica (DELETE), or idle on all of them: over here too.
+      sessions.remove(sessionId);
+      sessionPrincipals.delete(sessionId);
+      void session.server.close();
+      return undefined;
+    }
+    if (!store || !principal) return undefined;
+    const pending = rebuilding.get(sessionId);
+    if (pending) {
+      const rebuilt = await pending;
+      return rebuilt && sessionPrincipals.get(sessionId)?.tenantId === principal.tenantId
+        ? rebuilt
+        : undefined;
+    }
+    const stored = await store.find(sessionId, now(), sessions.idleMs);
+    if (!stored || stored.tenantId !== principal.tenantId) return undefined;
+    if (!(await sessions.hasRoom())) {
+      refuseSession(res, null);
+      return 'refused';
+    }
+    const made = rebuild(stored, principal).finally(() => rebuilding.delete(sessionId));
+    rebuilding.set(sessionId, made);
+    const rebuilt = await made;
+    if (rebuilt) await store.touch(sessionId, now(), sessions.idleMs);
+    return rebuilt;
   };
 
   let draining = false;
@@ -477,10 +621,9 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      const owner = sessionPrincipals.get(sessionId);
-      // A session is its opener's: another user's token finds no such session.
-      if (!session || (principal && owner?.tenantId !== principal.tenantId)) {
+      const session = await findSession(sessionId, principal, res);
+      if (session === 'refused') return;
+      if (!session) {
         return sendJsonRpcError(
           res,
           404,

@@ -151,7 +151,7 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
       ...(options.host !== undefined ? { host: options.host } : {}),
       log: writeLog,
       ...(settings ? { settings } : {}),
-      ...(opened ? { auth: opened.auth, ready: () => opened.ready() } : {}),
+      ...(opened ? { auth: opened.auth, ready: () => opened.ready(), sessionStore: opened.sessions } : {}),
       ...(metrics ? { metrics } : {}),
       ...(ops?.metricsToken ? { metricsToken: ops.metricsToken } : {}),
     });

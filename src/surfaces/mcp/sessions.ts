@@ -8,8 +8,15 @@
  * GET stream a client keeps for server notifications); idle time counts from the end of the
  * last one. A client whose session was closed gets 404 for its id, and the specification has
  * it start a new session with `initialize`.
+ *
+ * With a state database (a shared deployment: `store`), each session is also a row of it
+ * (core/store/sessions-sql.ts), so another replica can rebuild it: the count and the idle
+ * close here are of this replica's sessions, and a sweep also keeps the rows of its busy
+ * sessions fresh (a long stream is activity) and removes the rows of sessions idle on every
+ * replica.
  */
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { SessionStore } from '../../core/store/sessions-sql.js';
 import type { SetAsideArguments } from './protocol.js';
 
 export interface LegacySession {
@@ -29,6 +36,10 @@ export interface SessionTableOptions {
   now?: () => number;
   /** Told when a session is closed for idleness. */
   onExpire?: (session: LegacySession) => void;
+  /** The sessions' rows in the state database, shared by every replica. */
+  store?: SessionStore;
+  /** Told when the state database fails during a sweep (the sweep goes on). */
+  onStoreError?: (error: unknown) => void;
 }
 
 export class SessionTable {
@@ -37,6 +48,8 @@ export class SessionTable {
   readonly #idleMs: number;
   readonly #now: () => number;
   readonly #onExpire: (session: LegacySession) => void;
+  readonly #store: SessionStore | undefined;
+  readonly #onStoreError: (error: unknown) => void;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: SessionTableOptions) {
@@ -44,6 +57,12 @@ export class SessionTable {
     this.#idleMs = options.idleMs;
     this.#now = options.now ?? Date.now;
     this.#onExpire = options.onExpire ?? (() => {});
+    this.#store = options.store;
+    this.#onStoreError = options.onStoreError ?? (() => {});
+  }
+
+  get store(): SessionStore | undefined {
+    return this.#store;
   }
 
   get size(): number {
@@ -100,17 +119,27 @@ export class SessionTable {
     };
   }
 
-  /** Closes every session idle for `idleMs` or more. */
+  /**
+   * Closes every session idle for `idleMs` or more. With a store, the rows of this replica's
+   * busy sessions are marked active, and the rows idle for `idleMs` (on every replica) removed.
+   */
   async sweep(): Promise<void> {
     const now = this.#now();
-    const expired = [...this.#sessions.values()].filter(
-      (s) => s.busy === 0 && now - s.lastActive >= this.#idleMs,
-    );
+    const open = [...this.#sessions.values()];
+    const expired = open.filter((s) => s.busy === 0 && now - s.lastActive >= this.#idleMs);
     for (const session of expired) {
       this.#sessions.delete(session.id);
       this.#onExpire(session);
     }
     await Promise.allSettled(expired.map((session) => session.server.close()));
+    const store = this.#store;
+    if (!store) return;
+    try {
+      for (const session of open.filter((s) => s.busy > 0)) await store.touch(session.id, now, this.#idleMs);
+      await store.prune(now, this.#idleMs);
+    } catch (error) {
+      this.#onStoreError(error);
+    }
   }
 
   async closeAll(): Promise<void> {

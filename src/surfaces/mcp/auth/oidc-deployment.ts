@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createServiceRegistry } from '../../../core/deps.js';
 import { migrationStatus } from '../../../core/store/migrations.js';
+import { sqlSessionStore } from '../../../core/store/sessions-sql.js';
 import { migrateState, STATE_MIGRATIONS } from '../../../core/store/state.js';
 import type { SecretKeys } from '../../../core/tenants/secrets.js';
 import { tenantStore, type Tenant } from '../../../core/tenants/store.js';
@@ -87,6 +88,7 @@ export async function openOidcDeployment(
 
   return {
     tenants,
+    sessions: sqlSessionStore(state.db),
     auth: {
       settings,
       oidc,

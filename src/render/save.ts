@@ -14,6 +14,12 @@
  * is written (a stream of unknown length is counted as it is written, and its temporary file
  * removed when it passes). Each saved file is served back to its owner only, as the MCP
  * resource `fileResourceUri` names (src/resources/files.ts).
+ *
+ * A tenant's call on a deployment with a state database (`sharedState` with `fileRoot`)
+ * keeps the file in that database instead (core/store/tenant-files.ts), so any replica serves
+ * it: the same path rules, refusals and quota (counted from the database, in the transaction
+ * that writes, so two saves at once cannot both pass it), nothing on the replica's disk but a
+ * stream's temporary file while it is counted.
  */
 import { randomHex } from '../core/node-crypto.js';
 import { constants, existsSync } from 'node:fs';
@@ -30,10 +36,12 @@ import {
   rm,
   type FileHandle,
 } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { homeDir } from '../core/paths.js';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ZoteusError } from '../core/errors.js';
 import { paramRef } from '../core/call/refs.js';
+import type { SqlClient } from '../core/store/sql.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -49,6 +57,11 @@ export interface SavePathOptions {
 
 export interface SaveOptions extends SavePathOptions {
   overwrite: boolean;
+  /**
+   * A tenant's state database (Deps.sharedState): with `fileRoot`, the file is kept there as
+   * the owner's row rather than on this replica's disk.
+   */
+  sharedState?: { db: SqlClient; owner: string } | undefined;
 }
 
 /** `~` as the platform means it (USERPROFILE on Windows, where Git Bash sets HOME too). */
@@ -197,6 +210,9 @@ export async function saveFile(
 ): Promise<string> {
   const field = options.field ?? 'save_path';
   let target = resolveSavePath(raw, options);
+  if (options.sharedState !== undefined && options.fileRoot !== undefined) {
+    return saveShared(target, content, { ...options, fileRoot: options.fileRoot }, options.sharedState);
+  }
   let realRoot: string | undefined;
   if (options.fileRoot !== undefined) {
     const root = resolve(options.fileRoot);
@@ -292,6 +308,91 @@ export async function saveFile(
     await rm(temp, { force: true });
   }
   return target;
+}
+
+/** A saved file's path in its owner's folder, `/`-separated: its key in the state database. */
+export function pathInFolder(root: string, target: string): string {
+  return relative(resolve(root), target).split(sep).join('/');
+}
+
+function stateDatabaseError(error: unknown, field: string, target: string): ZoteusError {
+  if (error instanceof ZoteusError) return error;
+  const why = error instanceof Error ? error.message : String(error);
+  return new ZoteusError('network_error', `Saving ${target} in the state database failed: ${why}.`, {
+    field,
+    retryable: true,
+    cause: error,
+    hint: 'Try again in a moment; nothing was saved.',
+  });
+}
+
+/**
+ * saveFile for a tenant's call with a state database: the file becomes the owner's row of
+ * `tenant_files`. A stream is counted into a temporary file (removed whatever happens) and
+ * stored once whole; the quota and an existing file are checked first, and again in the
+ * transaction that writes.
+ */
+async function saveShared(
+  target: string,
+  content: string | Uint8Array | AsyncIterable<string | Uint8Array>,
+  options: SaveOptions & { fileRoot: string },
+  state: { db: SqlClient; owner: string },
+): Promise<string> {
+  const field = options.field ?? 'save_path';
+  const { contentTypeOf, sqlTenantFileStore } = await import('../core/store/tenant-files.js');
+  const store = sqlTenantFileStore(state.db, state.owner);
+  const path = pathInFolder(options.fileRoot, target);
+  const quota = tenantQuotaBytes(options.env);
+  const folder = () => invalid(field, `${target} is a folder; ${field} must name a file.`);
+  let temp: string | undefined;
+  try {
+    const now = await store.stat(path);
+    if (now?.kind === 'folder') throw folder();
+    if (now !== undefined && !options.overwrite) throw existsError(field, target);
+    const used = await store.used();
+    const room = quota - used + (now?.kind === 'file' ? now.size : 0);
+    let bytes: Uint8Array;
+    if (typeof content === 'string' || content instanceof Uint8Array) {
+      bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      if (bytes.byteLength > room) throw overQuota(field, quota, used, bytes.byteLength);
+    } else {
+      // Counted as it comes, into a temporary file: memory stays flat until the bytes are whole.
+      const opened = await openTemp(tmpdir());
+      temp = opened.temp;
+      try {
+        let written = 0;
+        for await (const chunk of content) {
+          const piece = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+          written += piece.byteLength;
+          if (written > room) throw overQuota(field, quota, used, undefined);
+          await opened.handle.write(piece);
+        }
+      } finally {
+        await opened.handle.close();
+      }
+      const { readFile } = await import('node:fs/promises');
+      bytes = await readFile(temp);
+    }
+    const put = await store.put(path, bytes, {
+      overwrite: options.overwrite,
+      quota,
+      contentType: contentTypeOf(path),
+    });
+    if (put.stored) return target;
+    if (put.reason === 'exists') throw existsError(field, target);
+    if (put.reason === 'folder') throw folder();
+    if (put.reason === 'under_file') {
+      throw invalid(
+        field,
+        `Cannot write ${target}: ${join(resolve(options.fileRoot), ...put.at.split('/'))} is a file, not a folder.`,
+      );
+    }
+    throw overQuota(field, quota, put.used, bytes.byteLength);
+  } catch (error) {
+    throw stateDatabaseError(error, field, target);
+  } finally {
+    if (temp !== undefined) await rm(temp, { force: true });
+  }
 }
 
 /** The quota of a caller's saved files on a shared deployment, default 100 MB. */

@@ -8,30 +8,10 @@
  * blob (at most MAX_RESOURCE_BYTES, whose base64 stays within the answer bound).
  */
 import { defineResourceTemplate } from '../core/resource.js';
+import type { ResourceContent } from '../core/resource.js';
 
 /** The largest text file embedded: the ~100 KB answer bound of conventions.md. */
 export const MAX_TEXT_RESOURCE_BYTES = 100_000;
-
-const TYPES: Readonly<Record<string, string>> = {
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  csv: 'text/csv',
-  txt: 'text/plain',
-  bib: 'application/x-bibtex',
-  ris: 'application/x-research-info-systems',
-  json: 'application/json',
-  xml: 'application/xml',
-  html: 'text/html',
-  htm: 'text/html',
-  tex: 'text/x-tex',
-  pdf: 'application/pdf',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  epub: 'application/epub+zip',
-  zip: 'application/zip',
-};
 
 const TEXT_TYPES = new Set([
   'application/x-bibtex',
@@ -50,8 +30,7 @@ export default defineResourceTemplate({
     const { ZoteusError } = await import('../core/errors.js');
     const { isStateFile, resolveSavePath } = await import('../render/save.js');
     const { MAX_RESOURCE_BYTES } = await import('../core/attachments/download.js');
-    const { readFile, realpath, stat } = await import('node:fs/promises');
-    const { extname, isAbsolute, relative, sep } = await import('node:path');
+    const { contentTypeOf } = await import('../core/store/tenant-files.js');
     const raw = variables.path ?? '';
     const uri = `zotero://files/${raw}`;
     if (deps.fileRoot === undefined) {
@@ -64,8 +43,55 @@ export default defineResourceTemplate({
       new ZoteusError('not_found', `You have no saved file ${raw}.`, {
         hint: 'Use the resource URI a save’s result names (saved.resource).',
       });
+    const folder = () =>
+      new ZoteusError('validation_error', `${raw} is a folder; name a file in it.`, { field: 'path' });
+    const tooLarge = (size: number, max: number) =>
+      new ZoteusError(
+        'validation_error',
+        `${raw} is ${size.toLocaleString('en-US')} bytes, more than a resource embeds (${max.toLocaleString('en-US')} bytes).`,
+        { field: 'path', hint: 'Save a smaller file (fewer rows or items) and read that.' },
+      );
+    const MAX_ANY = Math.max(MAX_TEXT_RESOURCE_BYTES, MAX_RESOURCE_BYTES);
+    const textualOf = (type: string | undefined) =>
+      type === undefined ? undefined : type.startsWith('text/') || TEXT_TYPES.has(type);
+    /** The file's bytes as the answer: text as text, anything else as a blob, each within its bound. */
+    const contentOf = (bytes: Uint8Array, type: string | undefined): ResourceContent => {
+      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      // A type not known by its extension is text when it is UTF-8 without NUL.
+      const text =
+        textualOf(type) ??
+        (!buffer.includes(0) && Buffer.from(buffer.toString('utf8'), 'utf8').equals(buffer));
+      if (text) {
+        if (buffer.byteLength > MAX_TEXT_RESOURCE_BYTES)
+          throw tooLarge(buffer.byteLength, MAX_TEXT_RESOURCE_BYTES);
+        return { mimeType: type ?? 'text/plain', text: buffer.toString('utf8') };
+      }
+      if (buffer.byteLength > MAX_RESOURCE_BYTES) throw tooLarge(buffer.byteLength, MAX_RESOURCE_BYTES);
+      return { mimeType: type ?? 'application/octet-stream', bytes: new Uint8Array(buffer) };
+    };
     // The same confinement as a save: refusals in the same words.
     const path = resolveSavePath(raw, { fileRoot: deps.fileRoot, env: deps.env, field: 'path' });
+
+    if (deps.sharedState !== undefined) {
+      // A tenant with a state database: the owner's row, whichever replica saved it.
+      const { sqlTenantFileStore } = await import('../core/store/tenant-files.js');
+      const { pathInFolder } = await import('../render/save.js');
+      const store = sqlTenantFileStore(deps.sharedState.db, deps.sharedState.owner);
+      const key = pathInFolder(deps.fileRoot, path);
+      const info = await store.stat(key);
+      if (info === undefined) throw missing();
+      if (info.kind === 'folder') throw folder();
+      const type = info.contentType ?? contentTypeOf(key);
+      if (info.size > MAX_ANY) {
+        throw tooLarge(info.size, textualOf(type) === false ? MAX_RESOURCE_BYTES : MAX_TEXT_RESOURCE_BYTES);
+      }
+      const bytes = await store.read(key);
+      if (bytes === undefined) throw missing();
+      return contentOf(bytes, type);
+    }
+
+    const { readFile, realpath, stat } = await import('node:fs/promises');
+    const { isAbsolute, relative, sep } = await import('node:path');
     const root = await realpath(deps.fileRoot).catch(() => undefined);
     if (root === undefined) throw missing();
     const real = await realpath(path).catch(() => undefined);
@@ -78,28 +104,11 @@ export default defineResourceTemplate({
     }
     if (isStateFile(rel)) throw missing();
     const info = await stat(real);
-    if (info.isDirectory()) {
-      throw new ZoteusError('validation_error', `${raw} is a folder; name a file in it.`, { field: 'path' });
+    if (info.isDirectory()) throw folder();
+    const type = contentTypeOf(real);
+    if (info.size > MAX_ANY) {
+      throw tooLarge(info.size, textualOf(type) === false ? MAX_RESOURCE_BYTES : MAX_TEXT_RESOURCE_BYTES);
     }
-    const type = TYPES[extname(real).slice(1).toLowerCase()];
-    const textual = type === undefined ? undefined : type.startsWith('text/') || TEXT_TYPES.has(type);
-    const tooLarge = (max: number) =>
-      new ZoteusError(
-        'validation_error',
-        `${raw} is ${info.size.toLocaleString('en-US')} bytes, more than a resource embeds (${max.toLocaleString('en-US')} bytes).`,
-        { field: 'path', hint: 'Save a smaller file (fewer rows or items) and read that.' },
-      );
-    if (info.size > Math.max(MAX_TEXT_RESOURCE_BYTES, MAX_RESOURCE_BYTES)) {
-      throw tooLarge(textual === false ? MAX_RESOURCE_BYTES : MAX_TEXT_RESOURCE_BYTES);
-    }
-    const bytes = await readFile(real);
-    // A type not known by its extension is text when it is UTF-8 without NUL.
-    const text = textual ?? (!bytes.includes(0) && Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes));
-    if (text) {
-      if (bytes.byteLength > MAX_TEXT_RESOURCE_BYTES) throw tooLarge(MAX_TEXT_RESOURCE_BYTES);
-      return { mimeType: type ?? 'text/plain', text: bytes.toString('utf8') };
-    }
-    if (bytes.byteLength > MAX_RESOURCE_BYTES) throw tooLarge(MAX_RESOURCE_BYTES);
-    return { mimeType: type ?? 'application/octet-stream', bytes: new Uint8Array(bytes) };
+    return contentOf(await readFile(real), type);
   },
 });

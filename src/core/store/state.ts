@@ -16,6 +16,7 @@ import { migrate, type Migration } from './migrations.js';
 import { plansMigration } from './plans-sql.js';
 import { mcpSessionsMigration } from './sessions-sql.js';
 import { keyChecksMigration, sharedLimitsMigration } from './shared-limits.js';
+import { tenantFilesMigration } from './tenant-files.js';
 import { openPostgresClient, openSqliteClient, type SqlClient } from './sql.js';
 
 /** Every table of the state database, in the order they are made. */
@@ -28,6 +29,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   searchIndexMigration,
   keyChecksMigration,
   sharedLimitsMigration,
+  tenantFilesMigration,
   mcpSessionsMigration,
   { id: '0100_auth', statements: authMigrations },
 ];

@@ -216,6 +216,7 @@ export default defineTool({
         overwrite: input.overwrite === true,
         env: deps.env,
         fileRoot: deps.fileRoot,
+        sharedState: deps.sharedState,
       });
     });
     const { savedWithResource } = await import('../../render/save.js');

@@ -227,6 +227,7 @@ export default defineTool({
           overwrite: input.overwrite === true,
           env: deps.env,
           fileRoot: deps.fileRoot,
+          sharedState: deps.sharedState,
           field: 'write_bib',
         });
       },

@@ -181,6 +181,7 @@ export default defineTool({
         overwrite: input.overwrite === true,
         env: deps.env,
         fileRoot: deps.fileRoot,
+        sharedState: deps.sharedState,
       }),
     );
     return savedWithResource(out, deps.fileRoot);

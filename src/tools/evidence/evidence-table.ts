@@ -244,6 +244,7 @@ export default defineTool({
         : await saveFile(input.save_path, rendered.table, {
             overwrite: input.overwrite,
             fileRoot: deps.fileRoot,
+            sharedState: deps.sharedState,
             env: deps.env,
           });
     return {

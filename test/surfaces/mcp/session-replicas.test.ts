@@ -3,7 +3,8 @@
  * as an operator would (`runMcp` with sign-in, one PostgreSQL), behind a loopback proxy that
  * sends every request to one replica and, after a switch, to the other. An SDK 1.32 client
  * opens its session on A and keeps working in it on B; another tenant's token with that id
- * finds no session; after DELETE on B, neither replica knows the session.
+ * finds no session; B, at its cap, refuses to take on a second session until the first is
+ * closed; after DELETE on B, neither replica knows the session.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -97,6 +98,8 @@ beforeAll(async () => {
         ZOTEUS_AUTH: 'zotero',
         ZOTEUS_SECRET_KEYS: SECRET,
         ZOTEUS_DATABASE_URL: databaseUrl,
+        // B keeps one session at a time: the cap is per replica, rebuilt sessions included.
+        ...(name === 'B' ? { ZOTEUS_HTTP_MAX_SESSIONS: '1' } : {}),
       }),
       http: true,
       port,
@@ -192,6 +195,27 @@ describe('a session of the older revisions on two replicas sharing PostgreSQL', 
       expect(answer.status).toBe(200);
       expect(await answer.text()).toContain('zotero_search_items');
     }
+  });
+
+  it('B at its cap (one session) refuses to take on a second one with 503, and A keeps serving it', async () => {
+    target = 'A';
+    const second = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${adaToken}` } },
+    });
+    const other = new Client({ name: 'replica-test-2', version: '1.0.0' });
+    await other.connect(second);
+    const id = second.sessionId!;
+    expect(id).not.toBe(transport.sessionId);
+    const refused = await listTools('B', adaToken, id);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /^Too many sessions: 1 are open/,
+    );
+    const onA = await listTools('A', adaToken, id);
+    expect(onA.status).toBe(200);
+    await onA.text();
+    await other.close();
   });
 
   it('after DELETE on B, the session is over on both replicas (404)', async () => {

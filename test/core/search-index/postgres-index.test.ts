@@ -169,6 +169,26 @@ describe('the PostgreSQL search index', () => {
     });
   }, 60_000);
 
+  it('agrees with an item type or a collection filter too', async () => {
+    const [c] = await pg.query<{ ckey: string }>(
+      'SELECT ckey FROM search_item_collections WHERE owner = ? GROUP BY ckey ORDER BY count(*) DESC, ckey LIMIT 1',
+      [A],
+    );
+    const below: string[] = [];
+    for (const filter of [{ itemType: 'book' }, { collectionKey: c!.ckey }]) {
+      for (const q of QUERIES.slice(0, 12)) {
+        const options = { limit: 10, mode: 'keyword' as const, embedder: undefined, ...filter };
+        const s = await sqliteRankedIndex(index).rank(q, options);
+        const p = await rankPgIndex(pg, A, q, options);
+        expect(p.hits.length, q).toBe(s.hits.length);
+        if (shared(top10(s.hits), top10(p.hits)) < Math.min(8, s.hits.length))
+          below.push(`${q} ${JSON.stringify(filter)}`);
+        if (filter.itemType) for (const h of p.hits) expect(h.itemType).toBe('book');
+      }
+    }
+    expect(below).toEqual([]);
+  }, 120_000);
+
   it('fuses keywords and vectors as the SQLite index does (hybrid, no pgvector here: arrays)', async () => {
     const disagree: Array<[string, number]> = [];
     for (const q of QUERIES) {

@@ -344,12 +344,16 @@ async function saveShared(
   const path = pathInFolder(options.fileRoot, target);
   const quota = tenantQuotaBytes(options.env);
   const folder = () => invalid(field, `${target} is a folder; ${field} must name a file.`);
+  const database = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error: unknown) => {
+      throw stateDatabaseError(error, field, target);
+    });
   let temp: string | undefined;
   try {
-    const now = await store.stat(path);
+    const now = await database(store.stat(path));
     if (now?.kind === 'folder') throw folder();
     if (now !== undefined && !options.overwrite) throw existsError(field, target);
-    const used = await store.used();
+    const used = await database(store.used());
     const room = quota - used + (now?.kind === 'file' ? now.size : 0);
     let bytes: Uint8Array;
     if (typeof content === 'string' || content instanceof Uint8Array) {
@@ -357,7 +361,9 @@ async function saveShared(
       if (bytes.byteLength > room) throw overQuota(field, quota, used, bytes.byteLength);
     } else {
       // Counted as it comes, into a temporary file: memory stays flat until the bytes are whole.
-      const opened = await openTemp(tmpdir());
+      const opened = await openTemp(tmpdir()).catch((error: unknown) => {
+        throw fsError(error, field, tmpdir());
+      });
       temp = opened.temp;
       try {
         let written = 0;
@@ -373,11 +379,9 @@ async function saveShared(
       const { readFile } = await import('node:fs/promises');
       bytes = await readFile(temp);
     }
-    const put = await store.put(path, bytes, {
-      overwrite: options.overwrite,
-      quota,
-      contentType: contentTypeOf(path),
-    });
+    const put = await database(
+      store.put(path, bytes, { overwrite: options.overwrite, quota, contentType: contentTypeOf(path) }),
+    );
     if (put.stored) return target;
     if (put.reason === 'exists') throw existsError(field, target);
     if (put.reason === 'folder') throw folder();
@@ -389,7 +393,9 @@ async function saveShared(
     }
     throw overQuota(field, quota, put.used, bytes.byteLength);
   } catch (error) {
-    throw stateDatabaseError(error, field, target);
+    // A stream that failed, or the temporary file: as a save to disk says it.
+    if (error instanceof ZoteusError) throw error;
+    throw fsError(error, field, target);
   } finally {
     if (temp !== undefined) await rm(temp, { force: true });
   }

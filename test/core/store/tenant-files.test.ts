@@ -217,6 +217,43 @@ describe.each(engines)('tenant files in %s', (_name, world) => {
     expect(await w.a.used()).toBe(5_000);
   });
 
+  it('a stream that fails stores nothing; a database that cannot be used is said so, retryable', async () => {
+    const w = await world();
+    async function* broken(): AsyncIterable<string> {
+      yield 'x'.repeat(1_000);
+      throw new Error('connection reset');
+    }
+    const failed = await refusal(w.save(w.one, 'tenant:a', 'refs/all.bib', broken()));
+    expect([failed.code, failed.message]).toEqual([
+      'api_error',
+      `Writing ${join(w.folder, 'refs', 'all.bib')} failed (error).`,
+    ]);
+    expect(await w.a.stat('refs/all.bib')).toBeUndefined();
+    expect(await w.a.used()).toBe(0);
+    // A replica whose connection is gone.
+    const gone =
+      w.one.dialect === 'postgres'
+        ? await openPostgresClient(await postgresUrl())
+        : await openSqliteClient(join(mkdtempSync(join(root, 'gone-')), 'state.db'));
+    await gone.close();
+    const unusable = await refusal(
+      saveFile('a.md', 'x', {
+        fileRoot: w.folder,
+        env,
+        overwrite: false,
+        sharedState: { db: gone, owner: 'tenant:a' },
+      }),
+    );
+    expect(unusable.code).toBe('network_error');
+    expect(unusable.retryable).toBe(true);
+    expect(unusable.message).toMatch(
+      new RegExp(
+        `^Saving ${join(w.folder, 'a.md').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} in the state database failed: .+\\.$`,
+      ),
+    );
+    expect(existsSync(w.folder)).toBe(false);
+  });
+
   it('two saves at once through two replicas cannot both pass the quota', async () => {
     const w = await world();
     for (let round = 0; round < 3; round++) {

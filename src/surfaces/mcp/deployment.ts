@@ -6,30 +6,22 @@
  * journal. Each request with a valid token runs as its tenant: the tenant's own key and
  * library, its own folder, caches and services, never the server machine's desktop Zotero.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../core/config.js';
-import { createServiceRegistry } from '../../core/deps.js';
 import { ZoteusError } from '../../core/errors.js';
 import type { Env } from '../../core/paths.js';
 import { sqlAuthStore } from '../../core/store/auth-store.js';
-import { migrationStatus } from '../../core/store/migrations.js';
 import { sqlSessionStore, type SessionStore } from '../../core/store/sessions-sql.js';
-import { migrateState, STATE_MIGRATIONS, type StateDatabase } from '../../core/store/state.js';
+import { migrateState, type StateDatabase } from '../../core/store/state.js';
 import { SECRET_KEYS_VAR, secretKeysFromEnv } from '../../core/tenants/secrets.js';
 import { tenantStore, type Tenant, type TenantStore } from '../../core/tenants/store.js';
-import type { Deps, ServiceRegistry } from '../../core/tool.js';
+import type { Deps } from '../../core/tool.js';
 import { zoteroOAuthSettings, zoteroSignIn } from '../../core/zotero/oauth1.js';
 import type { AuthServerOptions } from './auth/routes.js';
 import type { Principal } from './auth/principal.js';
 import type { AuthSettings } from './auth/settings.js';
 import { callerFolderName } from './server.js';
-
-/** How long a tenant's decrypted key is kept in memory before the database is asked again. */
-const TENANT_CACHE_MS = 60_000;
-/** Tenants whose services (a Zotero client, caches) stay open at once; the least recent closes first. */
-const MAX_OPEN_TENANTS = 200;
+import { tenantRuntime } from './tenant-runtime.js';
 
 export interface Deployment {
   /** The authorization server's options (startHttp's `auth`). */
@@ -120,39 +112,14 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
   }
   await migrateState(state);
   const tenants = tenantStore(state.db, keys, now);
-  // Who holds this process's share of the Zotero keys' in-flight bounds (shared-limits.ts).
-  const replica = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const upstreamMaxInFlight = upstreamCap(env);
-  const known = new Map<string, { tenant: Tenant; at: number }>();
-  const open = new Map<string, ServiceRegistry>();
-
-  const servicesOf = (id: string): ServiceRegistry => {
-    let services = open.get(id);
-    if (services) {
-      open.delete(id);
-    } else {
-      services = createServiceRegistry();
-      if (open.size >= MAX_OPEN_TENANTS) {
-        const [oldest, closing] = open.entries().next().value as [string, ServiceRegistry];
-        open.delete(oldest);
-        void closing.close();
-      }
-    }
-    open.set(id, services);
-    return services;
-  };
-
+  const runtime = tenantRuntime(state, tenants, { now, upstreamMaxInFlight: upstreamCap(env) });
   const tenantOf = async (id: string): Promise<Tenant> => {
-    const cached = known.get(id);
-    if (cached && now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
-    const tenant = await tenants.get(id);
+    const tenant = await runtime.tenantOf(id);
     if (!tenant) {
-      known.delete(id);
       throw new ZoteusError('auth_invalid', 'Your Zotero sign-in is no longer kept by this server.', {
         hint: 'Sign in again through your MCP client.',
       });
     }
-    known.set(id, { tenant, at: now() });
     return tenant;
   };
 
@@ -165,7 +132,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
       signIn: zoteroSignIn(oauth),
       onSignIn: async (signedIn) => {
         await tenants.put({ id: signedIn.tenantId, username: signedIn.username, apiKey: signedIn.apiKey });
-        known.delete(signedIn.tenantId);
+        runtime.forget(signedIn.tenantId);
       },
       now,
     },
@@ -174,25 +141,12 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
       const config = tenantConfig(options.base.config, tenant, principal.readOnly);
       return {
         config,
-        services: servicesOf(tenant.id),
+        services: runtime.servicesOf(tenant.id),
         redact: options.base.redact.with([tenant.apiKey]),
-        sharedState: { db: state.db, owner: `tenant:${tenant.id}`, replica, upstreamMaxInFlight },
+        sharedState: runtime.sharedStateOf(tenant.id),
       };
     },
-    async ready() {
-      try {
-        const status = await migrationStatus(state.db, STATE_MIGRATIONS);
-        return status.pending.length === 0
-          ? { ready: true }
-          : { ready: false, reason: `migrations pending: ${status.pending.join(', ')}` };
-      } catch {
-        return { ready: false, reason: 'the state database does not answer' };
-      }
-    },
-    async close() {
-      for (const services of open.values()) await services.close();
-      open.clear();
-      await state.db.close();
-    },
+    ready: () => runtime.ready(),
+    close: () => runtime.close(),
   };
 }

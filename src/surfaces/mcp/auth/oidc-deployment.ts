@@ -6,21 +6,14 @@
  * tenant with no key yet is served, and every call that needs Zotero answers `auth_missing`
  * saying where to post the key (Config.apiKeyHint).
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { createServiceRegistry } from '../../../core/deps.js';
-import { migrationStatus } from '../../../core/store/migrations.js';
 import { sqlSessionStore } from '../../../core/store/sessions-sql.js';
-import { migrateState, STATE_MIGRATIONS } from '../../../core/store/state.js';
+import { migrateState } from '../../../core/store/state.js';
 import type { SecretKeys } from '../../../core/tenants/secrets.js';
-import { tenantStore, type Tenant } from '../../../core/tenants/store.js';
-import type { ServiceRegistry } from '../../../core/tool.js';
+import { tenantStore } from '../../../core/tenants/store.js';
 import { createZoteroClient } from '../../../core/zotero/client.js';
 import { tenantConfig, type Deployment, type DeploymentOptions } from '../deployment.js';
+import { tenantRuntime } from '../tenant-runtime.js';
 import { SETTINGS_PATH, ZOTERO_KEY_PATH } from './account.js';
-
-const TENANT_CACHE_MS = 60_000;
-const MAX_OPEN_TENANTS = 200;
 
 /** What a tenant without a key is told (auth_missing's hint): where to post it. */
 export function keyHint(publicUrl: string): string {
@@ -40,51 +33,11 @@ export async function openOidcDeployment(
   if (!oidc) throw new Error('openOidcDeployment needs the OpenID provider settings');
   await migrateState(state);
   const tenants = tenantStore(state.db, options.keys, now);
-  const known = new Map<string, { tenant: Tenant; at: number }>();
-  const open = new Map<string, ServiceRegistry>();
   const base = options.base.config;
-  // Who holds this process's share of the Zotero keys' in-flight bounds (shared-limits.ts).
-  const replica = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const sharedStateOf = (id: string) => ({
-    db: state.db,
-    owner: `tenant:${id}`,
-    replica,
-    upstreamMaxInFlight: options.upstreamMaxInFlight,
-  });
-
-  const servicesOf = (id: string): ServiceRegistry => {
-    let services = open.get(id);
-    if (services) {
-      open.delete(id);
-    } else {
-      services = createServiceRegistry();
-      if (open.size >= MAX_OPEN_TENANTS) {
-        const [oldest, closing] = open.entries().next().value as [string, ServiceRegistry];
-        open.delete(oldest);
-        void closing.close();
-      }
-    }
-    open.set(id, services);
-    return services;
-  };
-
-  const tenantOf = async (id: string): Promise<Tenant | undefined> => {
-    const cached = known.get(id);
-    if (cached && now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
-    const tenant = await tenants.get(id);
-    // No key yet is never kept: one posted through another replica serves the next request.
-    if (tenant) known.set(id, { tenant, at: now() });
-    else known.delete(id);
-    return tenant;
-  };
-
-  const forget = (id: string) => {
-    known.delete(id);
-    // The key changed: the next call opens a fresh Zotero client and caches.
-    const services = open.get(id);
-    open.delete(id);
-    void services?.close();
-  };
+  const runtime = tenantRuntime(state, tenants, { now, upstreamMaxInFlight: options.upstreamMaxInFlight });
+  const { servicesOf, sharedStateOf } = runtime;
+  const tenantOf = (id: string) => runtime.tenantOf(id);
+  const forget = (id: string) => runtime.forget(id);
 
   return {
     tenants,
@@ -133,20 +86,7 @@ export async function openOidcDeployment(
         sharedState: sharedStateOf(tenant.id),
       };
     },
-    async ready() {
-      try {
-        const status = await migrationStatus(state.db, STATE_MIGRATIONS);
-        return status.pending.length === 0
-          ? { ready: true }
-          : { ready: false, reason: `migrations pending: ${status.pending.join(', ')}` };
-      } catch {
-        return { ready: false, reason: 'the state database does not answer' };
-      }
-    },
-    async close() {
-      for (const services of open.values()) await services.close();
-      open.clear();
-      await state.db.close();
-    },
+    ready: () => runtime.ready(),
+    close: () => runtime.close(),
   };
 }

@@ -9,12 +9,13 @@ import type { Migration } from '../store/migrations.js';
 import type { SqlClient } from '../store/sql.js';
 import {
   DEFAULT_JOURNAL_DAYS,
+  entryFromRow,
+  requestFromRow,
+  type EntryRow,
+  type RequestRow,
   type EntryOp,
-  type EntryRecord,
   type EntryStatus,
   type Journal,
-  type RequestRecord,
-  type RequestStatus,
   type RequestSummary,
 } from './store.js';
 
@@ -57,35 +58,6 @@ export const journalMigration: Migration = {
   ],
 };
 
-interface RequestRow {
-  request_id: string;
-  tool: string;
-  args_json: string;
-  library: string | null;
-  status: RequestStatus;
-  created_at: number;
-  finished_at: number | null;
-  undo_of: string | null;
-  undo_json: string | null;
-}
-
-interface EntryRow {
-  id: number;
-  request_id: string;
-  library: string;
-  kind: string;
-  key: string;
-  op: EntryOp;
-  before_json: string | null;
-  sent_json: string | null;
-  status: EntryStatus;
-  after_version: number | null;
-  after_json: string | null;
-}
-
-const parse = (text: string | null): Record<string, unknown> | null =>
-  text === null ? null : (JSON.parse(text) as Record<string, unknown>);
-
 const json = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
@@ -127,17 +99,7 @@ export async function openSqlJournal(
       [owner],
     );
   });
-  const toRequest = (row: RequestRow): RequestRecord => ({
-    requestId: row.request_id,
-    tool: row.tool,
-    args: (parse(row.args_json) ?? {}) as Record<string, unknown>,
-    library: row.library ?? undefined,
-    status: row.status,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at ?? undefined,
-    undoOf: row.undo_of ?? undefined,
-    undo: (parse(row.undo_json) ?? undefined) as RequestRecord['undo'],
-  });
+  const toRequest = requestFromRow;
 
   return {
     path: options.where ?? 'the shared state database',
@@ -214,19 +176,7 @@ export async function openSqlJournal(
             'SELECT * FROM journal_entries WHERE owner = ? AND request_id = ? ORDER BY id',
             [owner, requestId],
           )
-        ).map((row): EntryRecord => ({
-          id: Number(row.id),
-          requestId: row.request_id,
-          library: row.library,
-          kind: row.kind,
-          key: row.key,
-          op: row.op,
-          before: parse(row.before_json),
-          sent: parse(row.sent_json),
-          status: row.status,
-          afterVersion: row.after_version ?? undefined,
-          after: parse(row.after_json),
-        })),
+        ).map(entryFromRow),
       ),
     history: (query) =>
       guard(async () => {

@@ -134,7 +134,8 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE INDEX IF NOT EXISTS entries_request ON entries (request_id, id);
 `;
 
-interface RequestRow {
+/** A `requests` row, in the file and in the shared journal alike. */
+export interface RequestRow {
   request_id: string;
   tool: string;
   args_json: string;
@@ -146,7 +147,8 @@ interface RequestRow {
   undo_json: string | null;
 }
 
-interface EntryRow {
+/** An `entries` row, in the file and in the shared journal alike. */
+export interface EntryRow {
   id: number;
   request_id: string;
   library: string;
@@ -191,6 +193,36 @@ export function journalDays(env: Readonly<Record<string, string | undefined>>): 
 
 const parse = (text: string | null): Record<string, unknown> | null =>
   text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+
+export function requestFromRow(row: RequestRow): RequestRecord {
+  return {
+    requestId: row.request_id,
+    tool: row.tool,
+    args: (parse(row.args_json) ?? {}) as Record<string, unknown>,
+    library: row.library ?? undefined,
+    status: row.status,
+    createdAt: Number(row.created_at),
+    finishedAt: row.finished_at === null ? undefined : Number(row.finished_at),
+    undoOf: row.undo_of ?? undefined,
+    undo: (parse(row.undo_json) ?? undefined) as RequestRecord['undo'],
+  };
+}
+
+export function entryFromRow(row: EntryRow): EntryRecord {
+  return {
+    id: Number(row.id),
+    requestId: row.request_id,
+    library: row.library,
+    kind: row.kind,
+    key: row.key,
+    op: row.op,
+    before: parse(row.before_json),
+    sent: parse(row.sent_json),
+    status: row.status,
+    afterVersion: row.after_version === null ? undefined : Number(row.after_version),
+    after: parse(row.after_json),
+  };
+}
 
 export function openJournal(path: string, options: { now?: () => number; days?: number } = {}): Journal {
   const now = options.now ?? Date.now;
@@ -237,17 +269,7 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
       ),
     };
   });
-  const toRequest = (row: RequestRow): RequestRecord => ({
-    requestId: row.request_id,
-    tool: row.tool,
-    args: (parse(row.args_json) ?? {}) as Record<string, unknown>,
-    library: row.library ?? undefined,
-    status: row.status,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at ?? undefined,
-    undoOf: row.undo_of ?? undefined,
-    undo: (parse(row.undo_json) ?? undefined) as RequestRecord['undo'],
-  });
+  const toRequest = requestFromRow;
   const record = db.transaction((requestId: string, entries: readonly NewEntry[]): number[] =>
     entries.map((e) =>
       Number(
@@ -301,19 +323,7 @@ export function openJournal(path: string, options: { now?: () => number; days?: 
       return row ? toRequest(row) : undefined;
     },
     async entries(requestId) {
-      return guard(() => s.entries.all(requestId)).map((row) => ({
-        id: row.id,
-        requestId: row.request_id,
-        library: row.library,
-        kind: row.kind,
-        key: row.key,
-        op: row.op,
-        before: parse(row.before_json),
-        sent: parse(row.sent_json),
-        status: row.status,
-        afterVersion: row.after_version ?? undefined,
-        after: parse(row.after_json),
-      }));
+      return guard(() => s.entries.all(requestId)).map(entryFromRow);
     },
     async history(query) {
       return guard(() => {

@@ -11,14 +11,17 @@
 import { ZoteusError } from '../errors.js';
 import { newWriteSeed } from '../writes/ids.js';
 import {
+  claimLoop,
   defaultIsAlive,
   IDEMPOTENCY_TTL_MS,
+  keyReused,
+  leaseRenewal,
+  reservedSide,
+  storedResult,
+  type ClaimStep,
   LEASE_MS,
-  type BeginResult,
   type IdempotencyStore,
   type OpenOptions,
-  type StoredResult,
-  type WriteSide,
 } from './idempotency.js';
 import type { Migration } from './migrations.js';
 import type { SqlClient } from './sql.js';
@@ -66,14 +69,6 @@ interface Row {
   reserved_json: string;
 }
 
-function keyReused(key: string): ZoteusError {
-  return new ZoteusError(
-    'conflict',
-    `Idempotency key '${key}' was already used with different arguments for this command.`,
-    { retryable: false, field: 'idempotency_key', hint: 'Use a new key for a different request.' },
-  );
-}
-
 function storeUnavailable(error: unknown): ZoteusError {
   if (error instanceof ZoteusError) return error;
   return new ZoteusError(
@@ -86,22 +81,8 @@ function storeUnavailable(error: unknown): ZoteusError {
   );
 }
 
-function sideOf(json: string): WriteSide | undefined {
-  try {
-    const side = (JSON.parse(json) as Record<string, unknown>)['side:side'];
-    return side === 'desktop' || side === 'cloud' ? side : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const toResult = (row: Row): StoredResult => ({
-  exitCode: row.exit_code ?? 0,
-  stdout: row.stdout ?? '',
-  partial: row.status === 'partial',
-  input: row.input_json === null ? null : (JSON.parse(row.input_json) as unknown),
-  output: row.output_json === null ? null : (JSON.parse(row.output_json) as unknown),
-});
+const toResult = storedResult;
+const sideOf = reservedSide;
 
 export async function openSqlIdempotencyStore(
   db: SqlClient,
@@ -125,7 +106,7 @@ export async function openSqlIdempotencyStore(
     db.run('DELETE FROM idempotency_requests WHERE created_at < ?', [now() - IDEMPOTENCY_TTL_MS]),
   );
 
-  type Step = { done: BeginResult } | { wait: true } | { again: true };
+  type Step = ClaimStep;
   const step = (scope: string, key: string, argsHash: string): Promise<Step> =>
     db.transaction(async (tx): Promise<Step> => {
       const t = now();
@@ -174,56 +155,28 @@ export async function openSqlIdempotencyStore(
       return { done: { kind: 'run', seed: row.seed, resumed: true, ...(side ? { side } : {}) } };
     });
 
-  const held = new Set<string>();
-  const renewMs = options.renewMs ?? LEASE_MS / 3;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const hold = (id: string): void => {
-    held.add(id);
-    if (timer === undefined && renewMs > 0) {
-      timer = setInterval(() => {
-        db.run(
-          "UPDATE idempotency_requests SET lease_until = ?, updated_at = ? WHERE owner = ? AND status IN ('pending', 'partial')",
-          [now() + LEASE_MS, now(), owner],
-        ).catch(() => undefined);
-      }, renewMs);
-      timer.unref();
-    }
-  };
-  const drop = (id: string): void => {
-    held.delete(id);
-    if (held.size === 0 && timer !== undefined) {
-      clearInterval(timer);
-      timer = undefined;
-    }
-  };
+  const leases = leaseRenewal(
+    () => {
+      db.run(
+        "UPDATE idempotency_requests SET lease_until = ?, updated_at = ? WHERE owner = ? AND status IN ('pending', 'partial')",
+        [now() + LEASE_MS, now(), owner],
+      ).catch(() => undefined);
+    },
+    options.renewMs ?? LEASE_MS / 3,
+  );
+  const hold = leases.hold;
+  const drop = leases.drop;
 
   return {
     path: options.where ?? 'the shared state database',
-    async begin(scope, key, argsHash, waitOptions = {}) {
-      const waitMs = waitOptions.waitMs ?? 30_000;
-      const pollMs = waitOptions.pollMs ?? 100;
-      const deadline = now() + waitMs;
-      for (;;) {
-        const result = await guard(() => step(scope, key, argsHash));
-        if ('again' in result) continue;
-        if ('done' in result) {
-          if (result.done.kind !== 'replay') hold(`${scope}\0${key}`);
-          return result.done;
-        }
-        if (now() >= deadline) {
-          throw new ZoteusError(
-            'conflict',
-            `Another process is still running the request with idempotency key '${key}'.`,
-            {
-              retryable: true,
-              field: 'idempotency_key',
-              hint: 'Retry with the same key once it has finished.',
-            },
-          );
-        }
-        await sleep(pollMs);
-      }
-    },
+    begin: (scope, key, argsHash, waitOptions = {}) =>
+      claimLoop(
+        () => guard(() => step(scope, key, argsHash)),
+        key,
+        { now, sleep },
+        waitOptions,
+        () => hold(`${scope}\0${key}`),
+      ),
     async peek(scope, key, argsHash) {
       const [row] = await guard(() =>
         db.query<Row>('SELECT * FROM idempotency_requests WHERE scope = ? AND key = ?', [scope, key]),
@@ -278,9 +231,7 @@ export async function openSqlIdempotencyStore(
       drop(`${scope}\0${key}`);
     },
     async close() {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      held.clear();
+      leases.close();
       if (options.closeClient) await db.close();
     },
   };

@@ -38,7 +38,7 @@ export interface StoredResult {
 /** Where a request's writes went: reserved as `side:side` when its library was opened to write. */
 export type WriteSide = 'desktop' | 'cloud';
 
-function reservedSide(json: string | null | undefined): WriteSide | undefined {
+export function reservedSide(json: string | null | undefined): WriteSide | undefined {
   try {
     const side = (JSON.parse(json ?? '{}') as Record<string, unknown>)['side:side'];
     return side === 'desktop' || side === 'cloud' ? side : undefined;
@@ -137,12 +137,98 @@ export function damagedStore(path: string, error: unknown): ZoteusError {
   );
 }
 
-function keyReused(key: string): ZoteusError {
+export function keyReused(key: string): ZoteusError {
   return new ZoteusError(
     'conflict',
     `Idempotency key '${key}' was already used with different arguments for this command.`,
     { retryable: false, field: 'idempotency_key', hint: 'Use a new key for a different request.' },
   );
+}
+
+/** One look at a record: claimed or replayed (`done`), held by another (`wait`), or look again. */
+export type ClaimStep = { done: BeginResult } | { wait: true } | { again: true };
+
+/**
+ * The begin of every store: look until the request is claimed or replayed, waiting for another
+ * caller's claim at most `waitMs`, then a retryable conflict.
+ */
+export async function claimLoop(
+  look: () => ClaimStep | Promise<ClaimStep>,
+  key: string,
+  clock: { now: () => number; sleep: (ms: number) => Promise<void> },
+  waitOptions: { waitMs?: number; pollMs?: number },
+  onClaim: () => void,
+): Promise<BeginResult> {
+  const deadline = clock.now() + (waitOptions.waitMs ?? 30_000);
+  for (;;) {
+    const result = await look();
+    if ('again' in result) continue;
+    if ('done' in result) {
+      if (result.done.kind !== 'replay') onClaim();
+      return result.done;
+    }
+    if (clock.now() >= deadline) {
+      throw new ZoteusError(
+        'conflict',
+        `Another process is still running the request with idempotency key '${key}'.`,
+        { retryable: true, field: 'idempotency_key', hint: 'Retry with the same key once it has finished.' },
+      );
+    }
+    await clock.sleep(waitOptions.pollMs ?? 100);
+  }
+}
+
+/**
+ * The leases a store holds: renewed every `renewMs` while any is held (a long request outlives
+ * one lease), the timer stopped when the last is dropped; 0 turns renewal off (tests).
+ */
+export function leaseRenewal(renew: () => void, renewMs: number) {
+  const held = new Set<string>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const stop = () => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    hold(id: string): void {
+      held.add(id);
+      if (timer === undefined && renewMs > 0) {
+        timer = setInterval(() => {
+          try {
+            renew();
+          } catch {
+            // A failed renewal only lets another caller take over later, with the same seed.
+          }
+        }, renewMs);
+        timer.unref();
+      }
+    },
+    drop(id: string): void {
+      held.delete(id);
+      if (held.size === 0) stop();
+    },
+    close(): void {
+      stop();
+      held.clear();
+    },
+  };
+}
+
+/** A stored outcome as a store's row holds it. */
+export function storedResult(row: {
+  exit_code: number | null;
+  stdout: string | null;
+  status: string;
+  input_json: string | null;
+  output_json: string | null;
+}): StoredResult {
+  return {
+    exitCode: row.exit_code ?? 0,
+    stdout: row.stdout ?? '',
+    partial: row.status === 'partial',
+    input: row.input_json === null ? null : (JSON.parse(row.input_json) as unknown),
+    output: row.output_json === null ? null : (JSON.parse(row.output_json) as unknown),
+  };
 }
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS idempotency_requests (
@@ -228,15 +314,9 @@ export async function openIdempotencyStore(
     };
   });
 
-  const toResult = (row: Row): StoredResult => ({
-    exitCode: row.exit_code ?? 0,
-    stdout: row.stdout ?? '',
-    partial: row.status === 'partial',
-    input: row.input_json === null ? null : (JSON.parse(row.input_json) as unknown),
-    output: row.output_json === null ? null : (JSON.parse(row.output_json) as unknown),
-  });
+  const toResult = storedResult;
 
-  type Step = { done: BeginResult } | { wait: true };
+  type Step = ClaimStep;
   // One IMMEDIATE transaction per look: the check and the claim are atomic across processes.
   const step = db.transaction((scope: string, key: string, argsHash: string): Step => {
     const t = now();
@@ -262,57 +342,23 @@ export async function openIdempotencyStore(
     return { done: { kind: 'run', seed: row.seed, resumed: true, ...(side ? { side } : {}) } };
   });
 
-  const held = new Set<string>();
-  const renewMs = options.renewMs ?? LEASE_MS / 3;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const hold = (id: string): void => {
-    held.add(id);
-    if (timer === undefined && renewMs > 0) {
-      // A long request (a thousand items) outlives one lease: renew while the claim is held.
-      timer = setInterval(() => {
-        try {
-          statements.renew.run(now() + LEASE_MS, now(), owner);
-        } catch {
-          // A failed renewal only lets another caller take over later, with the same seed.
-        }
-      }, renewMs);
-      timer.unref();
-    }
-  };
-  const drop = (id: string): void => {
-    held.delete(id);
-    if (held.size === 0 && timer !== undefined) {
-      clearInterval(timer);
-      timer = undefined;
-    }
-  };
+  const leases = leaseRenewal(
+    () => statements.renew.run(now() + LEASE_MS, now(), owner),
+    options.renewMs ?? LEASE_MS / 3,
+  );
+  const hold = leases.hold;
+  const drop = leases.drop;
 
   return {
     path,
-    async begin(scope, key, argsHash, waitOptions = {}) {
-      const waitMs = waitOptions.waitMs ?? 30_000;
-      const pollMs = waitOptions.pollMs ?? 100;
-      const deadline = now() + waitMs;
-      for (;;) {
-        const result = guard(() => step.immediate(scope, key, argsHash));
-        if ('done' in result) {
-          if (result.done.kind !== 'replay') hold(`${scope}\0${key}`);
-          return result.done;
-        }
-        if (now() >= deadline) {
-          throw new ZoteusError(
-            'conflict',
-            `Another process is still running the request with idempotency key '${key}'.`,
-            {
-              retryable: true,
-              field: 'idempotency_key',
-              hint: 'Retry with the same key once it has finished.',
-            },
-          );
-        }
-        await sleep(pollMs);
-      }
-    },
+    begin: (scope, key, argsHash, waitOptions = {}) =>
+      claimLoop(
+        () => guard(() => step.immediate(scope, key, argsHash)),
+        key,
+        { now, sleep },
+        waitOptions,
+        () => hold(`${scope}\0${key}`),
+      ),
     async peek(scope, key, argsHash) {
       const row = guard(() => statements.select.get(scope, key));
       if (!row || row.created_at < now() - IDEMPOTENCY_TTL_MS) return undefined;
@@ -343,9 +389,7 @@ export async function openIdempotencyStore(
       drop(`${scope}\0${key}`);
     },
     async close() {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      held.clear();
+      leases.close();
       db.close();
     },
   };

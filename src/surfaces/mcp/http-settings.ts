@@ -4,6 +4,7 @@
  *   ZOTEUS_HTTP_SESSION_IDLE_S    seconds after which a session of the older revisions with no
  *                                 request and no open stream is closed (default 1800)
  *   ZOTEUS_HTTP_MAX_SESSIONS      sessions of the older revisions open at once (default 100)
+ *   ZOTEUS_HTTP_MAX_SESSIONS_PER_TENANT  with sign-in, sessions one person may hold (default 20)
  *   ZOTEUS_HTTP_ALLOWED_ORIGINS   browser origins allowed besides loopback ones, comma-separated
  *                                 (`https://app.example.org,http://tool.local:8080`)
  * A bad value is a validation_error naming the variable, as core/config.ts reports its own.
@@ -15,12 +16,16 @@ export interface HttpSettings {
   /** Idle time after which a session is closed, in milliseconds. */
   sessionIdleMs: number;
   maxSessions: number;
+  /** With sign-in: sessions one tenant may have open at once on this server. */
+  maxSessionsPerTenant: number;
   /** Exact origins (`scheme://host[:port]`) allowed besides loopback ones. */
   allowedOrigins: readonly string[];
 }
 
 export const DEFAULT_SESSION_IDLE_S = 1800;
 export const DEFAULT_MAX_SESSIONS = 100;
+/** One person's share of a shared server's sessions (several clients, a few agents each). */
+export const DEFAULT_MAX_SESSIONS_PER_TENANT = 20;
 
 function positiveInt(env: Env, name: string, fallback: number, max: number): number {
   const raw = env[name];
@@ -58,6 +63,12 @@ export function httpSettings(env: Env): HttpSettings {
   return {
     sessionIdleMs: positiveInt(env, 'ZOTEUS_HTTP_SESSION_IDLE_S', DEFAULT_SESSION_IDLE_S, 31_536_000) * 1000,
     maxSessions: positiveInt(env, 'ZOTEUS_HTTP_MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 100_000),
+    maxSessionsPerTenant: positiveInt(
+      env,
+      'ZOTEUS_HTTP_MAX_SESSIONS_PER_TENANT',
+      DEFAULT_MAX_SESSIONS_PER_TENANT,
+      100_000,
+    ),
     allowedOrigins: [...new Set(origins)],
   };
 }

@@ -38,7 +38,12 @@ import {
 } from '@modelcontextprotocol/server';
 import { ZoteusError } from '../../core/errors.js';
 import type { SessionStore, StoredSession } from '../../core/store/sessions-sql.js';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_S, type HttpSettings } from './http-settings.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TENANT,
+  DEFAULT_SESSION_IDLE_S,
+  type HttpSettings,
+} from './http-settings.js';
 import type { Principal } from './auth/principal.js';
 import { createAuthServer, type AuthServer, type AuthServerOptions } from './auth/routes.js';
 import { AUTH_ENABLING_SETTINGS } from './auth/settings.js';
@@ -351,6 +356,31 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
     });
   };
 
+  /** With sign-in, one person's sessions are capped too, so no one takes the whole server's. */
+  const perTenant = options.settings?.maxSessionsPerTenant ?? DEFAULT_MAX_SESSIONS_PER_TENANT;
+  const tenantSessions = (tenantId: string): number => {
+    let n = 0;
+    for (const p of sessionPrincipals.values()) if (p.tenantId === tenantId) n++;
+    return n;
+  };
+  const refuseTenant = (res: ServerResponse, id: string | number | null) => {
+    log(`zoteus: mcp http refused a session: a tenant holds ${perTenant}, its most`, { level: 'warn' });
+    const message =
+      `Too many sessions of yours: you have ${perTenant} open, the most one person may keep on this server ` +
+      '(ZOTEUS_HTTP_MAX_SESSIONS_PER_TENANT). Close one (DELETE with its Mcp-Session-Id), wait until one has ' +
+      'been idle for ZOTEUS_HTTP_SESSION_IDLE_S seconds, or send 2026-07-28 requests, which need no session.';
+    sendJsonRpcError(res, 429, -32000, message, {
+      id,
+      headers: { 'retry-after': '60' },
+      data: {
+        [ERROR_META_KEY]: new ZoteusError('rate_limited', message, {
+          retryAfterSeconds: 60,
+          hint: 'Close sessions you no longer use.',
+        }).toJSON(),
+      },
+    });
+  };
+
   /** Serves one exchange of a session, counting it as activity while it is open. */
   const serveInSession = async (
     session: LegacySession,
@@ -416,6 +446,7 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
   ) => {
     const id = initializeId(body);
     if (!(await sessions.hasRoom())) return refuseSession(res, id ?? null);
+    if (principal && tenantSessions(principal.tenantId) >= perTenant) return refuseTenant(res, id ?? null);
     const sessionId = randomUUID();
     // Recorded before the answer, so that the client's next request may reach any replica.
     const stored = store && principal ? storedSession(sessionId, principal, body, now()) : undefined;

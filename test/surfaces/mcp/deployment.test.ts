@@ -66,6 +66,7 @@ beforeAll(async () => {
       ZOTEUS_AUTH: 'zotero',
       ZOTEUS_SECRET_KEYS: SECRET,
       ZOTEUS_DATABASE_URL: databaseUrl,
+      ZOTEUS_HTTP_MAX_SESSIONS_PER_TENANT: '3',
     }),
     http: true,
     port,
@@ -206,6 +207,23 @@ describe('a shared deployment with sign-in and PostgreSQL', () => {
     for (const key of [KEY_ADA, KEY_BOB, KEY_CY, SECRET]) {
       expect(stored).not.toContain(key);
       expect(stderr.join('')).not.toContain(key);
+    }
+  });
+
+  it("one person's sessions are capped (ZOTEUS_HTTP_MAX_SESSIONS_PER_TENANT), not the others'", async () => {
+    const token = await signIn({ userID: 101, username: 'ada', apiKey: KEY_ADA });
+    // Ada holds one session already (beforeAll); two more fill her share of three.
+    const more = [await clientWith(token), await clientWith(token)];
+    try {
+      const refused = await clientWith(token).catch((e: unknown) => e as Error);
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toContain('Too many sessions of yours: you have 3 open');
+      expect((refused as Error).message).toContain('ZOTEUS_HTTP_MAX_SESSIONS_PER_TENANT');
+      // Bob is not held back by Ada's sessions.
+      const bobs = await clientWith(await signIn({ userID: 202, username: 'bob', apiKey: KEY_BOB }));
+      await bobs.close();
+    } finally {
+      for (const c of more) await c.close();
     }
   });
 

@@ -73,7 +73,25 @@ export async function startCluster() {
     'start',
   ]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  return { url, dir, stop: () => stopCluster(dir) };
+  const options = `-p ${port} -h 127.0.0.1 -k ${dir} -c fsync=off -c max_connections=300`;
+  return {
+    url,
+    dir,
+    stop: () => stopCluster(dir),
+    // For fault tests: the server down (connections cut) and up again on the same port and data.
+    pause: () => runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: () =>
+      runAsOwner(join(bin, 'pg_ctl'), [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'server.log'),
+        '-w',
+        '-o',
+        options,
+        'start',
+      ]),
+  };
 }
 
 export function stopCluster(dir) {

@@ -612,7 +612,10 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
       const check = await auth.authenticate(req);
       if (!check.ok) {
         return sendJsonRpcError(res, check.status, -32000, check.message, {
-          headers: { 'www-authenticate': check.wwwAuthenticate },
+          headers: {
+            'www-authenticate': check.wwwAuthenticate,
+            ...(check.status === 503 ? { 'retry-after': '5' } : {}),
+          },
         });
       }
       principal = check.principal;

@@ -13,7 +13,7 @@ import { SCOPE_WRITE } from './settings.js';
 
 export type BearerCheck =
   | { ok: true; principal: Principal }
-  // 503: the OpenID provider's keys cannot be fetched now (oidc.ts).
+  // 503: the OpenID provider's keys cannot be fetched now (oidc.ts), or the state database is down.
   | { ok: false; status: 401 | 503; wwwAuthenticate: string; message: string };
 
 /** Token characters (RFC 6750 §2.1, b64token). */
@@ -54,7 +54,19 @@ export async function checkBearer(ctx: AuthContext, req: IncomingMessage): Promi
     refused(ctx, `Unauthorized: ${description}`, { code: 'invalid_token', description });
   const token = match[1]!;
   if (!TOKEN_PATTERN.test(token) || token.length > 512) return invalid('The access token is malformed.');
-  const record = await ctx.store.token(hashOpaque(token));
+  let record: Awaited<ReturnType<AuthContext['store']['token']>>;
+  try {
+    record = await ctx.store.token(hashOpaque(token));
+  } catch {
+    // The state database does not answer: not the token's fault, and nothing was done.
+    return {
+      ok: false,
+      status: 503,
+      wwwAuthenticate: challenge(ctx),
+      message:
+        'Service Unavailable: the server cannot check access tokens now (its state database does not answer). Nothing was done; retry shortly.',
+    };
+  }
   if (!record || record.kind !== 'access') return invalid('The access token is not one this server issued.');
   if (record.revokedAt !== undefined) return invalid('The access token was revoked.');
   if (record.expiresAt <= ctx.now()) return invalid('The access token expired.');

@@ -15,7 +15,7 @@ import type { Principal } from './auth/principal.js';
 import { authSettings, type AuthSettings } from './auth/settings.js';
 import type { Deployment } from './deployment.js';
 import { httpSettings, type HttpSettings } from './http-settings.js';
-import { createCatalogue, createServer } from './server.js';
+import { createCatalogue, createServer, type McpCatalogue } from './server.js';
 import { startHttp, startStdio } from './transports.js';
 import { renderErrorRefs } from '../../core/call/refs.js';
 import { mcpRefRenderer } from './refs.js';
@@ -102,20 +102,29 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   const services: ServiceRegistry = createServiceRegistry();
   // Per server process, over HTTP: /metrics (ops.ts).
   const metrics = options.http ? createMetrics() : undefined;
-  const catalogue = createCatalogue({
-    tools: options.tools ?? allTools,
-    config,
-    env: options.env,
-    version: CLI_VERSION,
-    writeLog,
-    services,
-    ...(metrics ? { metrics } : {}),
-  });
+  const catalogueOf = (served: Config) =>
+    createCatalogue({
+      tools: options.tools ?? allTools,
+      config: served,
+      env: options.env,
+      version: CLI_VERSION,
+      writeLog,
+      services,
+      ...(metrics ? { metrics } : {}),
+    });
+  const catalogue = catalogueOf(config);
+  // A read-only grant is served as read-only mode is: only the tools that leave the library
+  // unchanged are listed (the others are still refused by name, in the grant's words).
+  let readOnlyCatalogue: McpCatalogue | undefined;
+  const catalogueFor = (principal: Principal) =>
+    principal.readOnly && !config.readOnly
+      ? (readOnlyCatalogue ??= catalogueOf({ ...config, readOnly: true }))
+      : catalogue;
   let deployment: Deployment | undefined;
   // With sign-in, each request runs as its tenant (deployment.ts); without, as this machine's user.
   const serve = async (context: { principal?: Principal } = {}) =>
     context.principal && deployment
-      ? createServer(catalogue, {
+      ? createServer(catalogueFor(context.principal), {
           tenant: {
             caller: `tenant-${context.principal.tenantId}`,
             deps: await deployment.tenantDeps(context.principal),

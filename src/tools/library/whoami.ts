@@ -323,7 +323,7 @@ export default defineTool({
     const shown = fitRows(libraries);
     return {
       version: deps.version,
-      readOnly: config.readOnly,
+      readOnly: config.readOnly || (config.readOnlyGrant ?? false),
       library: { ...library, description },
       key,
       backends: { web, localApi, sqlite },

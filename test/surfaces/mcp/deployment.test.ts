@@ -184,6 +184,15 @@ describe('a shared deployment with sign-in and PostgreSQL', () => {
       expect((await cy.callTool({ name: 'zotero_search_items', arguments: {} })).isError ?? false).toBe(
         false,
       );
+      // Listed as read-only mode lists: the reads only; the whole list for a full grant.
+      const listed = (await cy.listTools()).tools.map((t) => t.name);
+      expect(listed).toContain('zotero_search_items');
+      expect(listed).not.toContain('zotero_create_items');
+      expect((await ada.listTools()).tools.map((t) => t.name)).toContain('zotero_create_items');
+      const whoami = await cy.callTool({ name: 'zotero_whoami', arguments: {} });
+      expect(
+        (whoami as unknown as { structuredContent: { readOnly: boolean } }).structuredContent.readOnly,
+      ).toBe(true);
       zotero.clearLog();
       const refused = await cy.callTool({
         name: 'zotero_create_items',

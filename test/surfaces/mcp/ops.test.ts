@@ -3,7 +3,7 @@
  * /healthz, /readyz (the state database on both engines), /metrics (what it counts, who may
  * read it), JSON logs, and a graceful shutdown that answers the calls in flight.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,8 +17,8 @@ import { defineTool, type AnyTool } from '../../../src/core/tool.js';
 import { runMcp } from '../../../src/surfaces/mcp/run.js';
 import { postgresUrl } from '../../support/postgres.js';
 import { startZoteroOAuthServer } from '../../support/zotero-oauth-server.js';
+import { signIn } from './signed-in.js';
 import { startZoteroServer } from '../../support/zotero-server/index.js';
-import { browse, REDIRECT_URI } from './auth/world.js';
 import { isolatedEnv } from './harness.js';
 
 const KEY = 'OpsKey000000000000000Z9x';
@@ -311,48 +311,6 @@ describe('graceful shutdown', () => {
   });
 });
 
-/** Signs a person in through the fake Zotero (registration, PKCE, the code): an access token. */
-async function signIn(base: string): Promise<string> {
-  const registered = await fetch(`${base}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Ops test',
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  const { client_id } = (await registered.json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${base}/authorize`);
-  for (const [k, v] of Object.entries({
-    response_type: 'code',
-    client_id,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-    scope: 'zotero:read zotero:write',
-    state: 's',
-  }))
-    authorize.searchParams.set(k, v);
-  const back = await browse(authorize.href);
-  const token = await fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      code_verifier: verifier,
-      client_id,
-      redirect_uri: REDIRECT_URI,
-      resource: `${base}/mcp`,
-    }).toString(),
-  });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { access_token: string }).access_token;
-}
-
 describe.each(['sqlite', 'postgres'] as const)('readiness and metrics with sign-in (%s)', (engine) => {
   it('is ready while the migrations are current, and not once one is missing; /metrics stays on loopback', async () => {
     const zotero = await startZoteroServer();
@@ -383,7 +341,9 @@ describe.each(['sqlite', 'postgres'] as const)('readiness and metrics with sign-
     // No bearer needed for them; /mcp still asks for one.
     expect((await fetch(server.url, { method: 'POST', body: '{}' })).status).toBe(401);
     // A signed-in person's call is counted, and so are the Web API requests it made with their key.
-    const client = await connect(server.url, { authorization: `Bearer ${await signIn(server.base)}` });
+    const client = await connect(server.url, {
+      authorization: `Bearer ${await signIn(server.base, oauth, oauth.user)}`,
+    });
     const whoami = (await client.callTool({ name: 'zotero_whoami', arguments: {} })) as CallToolResult;
     expect(whoami.isError).toBeFalsy();
     // /metrics: a loopback client directly, not one a proxy forwarded.

@@ -11,6 +11,7 @@
 import { ZoteusError } from '../errors.js';
 import { newWriteSeed } from '../writes/ids.js';
 import {
+  claimIsFree,
   claimLoop,
   defaultIsAlive,
   IDEMPOTENCY_TTL_MS,
@@ -19,6 +20,7 @@ import {
   reservedSide,
   storedResult,
   type ClaimStep,
+  type IdempotencyRow,
   LEASE_MS,
   type IdempotencyStore,
   type OpenOptions,
@@ -53,21 +55,7 @@ export const idempotencyMigration: Migration = {
   ],
 };
 
-interface Row {
-  args_hash: string;
-  status: 'pending' | 'done' | 'partial';
-  seed: string;
-  owner: string | null;
-  owner_pid: number;
-  owner_host: string;
-  lease_until: number;
-  created_at: number;
-  exit_code: number | null;
-  stdout: string | null;
-  input_json: string | null;
-  output_json: string | null;
-  reserved_json: string;
-}
+type Row = IdempotencyRow & { reserved_json: string };
 
 function storeUnavailable(error: unknown): ZoteusError {
   if (error instanceof ZoteusError) return error;
@@ -137,11 +125,7 @@ export async function openSqlIdempotencyStore(
       }
       if (row.args_hash !== argsHash) throw keyReused(key);
       if (row.status === 'done') return { done: { kind: 'replay', result: toResult(row) } };
-      const free =
-        row.owner === null ||
-        row.lease_until < t ||
-        (row.owner_host === host && row.owner_pid !== pid && !isAlive(row.owner_pid));
-      if (!free) return { wait: true };
+      if (!claimIsFree(row, { t, host, pid, isAlive })) return { wait: true };
       await tx.run(
         `UPDATE idempotency_requests SET owner = ?, owner_pid = ?, owner_host = ?, lease_until = ?, updated_at = ?,
            attempts = attempts + 1 WHERE scope = ? AND key = ?`,

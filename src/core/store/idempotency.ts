@@ -86,7 +86,8 @@ export interface IdempotencyStore {
   close(): Promise<void>;
 }
 
-interface Row {
+/** A record as both stores keep it (`idempotency_requests`). */
+export interface IdempotencyRow {
   reserved_json?: string | null;
   args_hash: string;
   status: 'pending' | 'done' | 'partial';
@@ -100,7 +101,23 @@ interface Row {
   stdout: string | null;
   input_json: string | null;
   output_json: string | null;
-  attempts: number;
+  attempts?: number;
+}
+type Row = IdempotencyRow;
+
+/**
+ * Whether another caller may take a claimed record over: nobody holds it, its lease ran out,
+ * or its owner was a process of this host that is gone (the lease need not be waited out).
+ */
+export function claimIsFree(
+  row: Pick<IdempotencyRow, 'owner' | 'lease_until' | 'owner_host' | 'owner_pid'>,
+  at: { t: number; host: string; pid: number; isAlive: (pid: number) => boolean },
+): boolean {
+  return (
+    row.owner === null ||
+    row.lease_until < at.t ||
+    (row.owner_host === at.host && row.owner_pid !== at.pid && !at.isAlive(row.owner_pid))
+  );
 }
 
 export interface OpenOptions {
@@ -329,11 +346,7 @@ export async function openIdempotencyStore(
     }
     if (row.args_hash !== argsHash) throw keyReused(key);
     if (row.status === 'done') return { done: { kind: 'replay', result: toResult(row) } };
-    const free =
-      row.owner === null ||
-      row.lease_until < t ||
-      (row.owner_host === host && row.owner_pid !== pid && !isAlive(row.owner_pid));
-    if (!free) return { wait: true };
+    if (!claimIsFree(row, { t, host, pid, isAlive })) return { wait: true };
     statements.take.run(params);
     const side = reservedSide(row.reserved_json);
     if (row.status === 'partial')

@@ -541,16 +541,26 @@ export async function startHttp(factory: ServerFactory, options: HttpOptions = {
         ? rebuilt
         : undefined;
     }
-    const stored = await store.find(sessionId, now(), sessions.idleMs);
-    if (!stored || stored.tenantId !== principal.tenantId) return undefined;
-    if (!(await sessions.hasRoom())) {
+    // Claimed before the first await: two requests arriving together rebuild the session once.
+    let refused = false;
+    const made = (async () => {
+      const stored = await store.find(sessionId, now(), sessions.idleMs);
+      if (!stored || stored.tenantId !== principal.tenantId) return undefined;
+      if (!(await sessions.hasRoom())) {
+        refused = true;
+        return undefined;
+      }
+      const rebuilt = await rebuild(stored, principal);
+      // This request is the session's activity on this replica too.
+      if (rebuilt) await store.touch(sessionId, now(), sessions.idleMs);
+      return rebuilt;
+    })().finally(() => rebuilding.delete(sessionId));
+    rebuilding.set(sessionId, made);
+    const rebuilt = await made;
+    if (refused) {
       refuseSession(res, null);
       return 'refused';
     }
-    const made = rebuild(stored, principal).finally(() => rebuilding.delete(sessionId));
-    rebuilding.set(sessionId, made);
-    const rebuilt = await made;
-    if (rebuilt) await store.touch(sessionId, now(), sessions.idleMs);
     return rebuilt;
   };
 

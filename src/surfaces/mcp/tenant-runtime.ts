@@ -46,9 +46,16 @@ export function tenantRuntime(
     async tenantOf(id) {
       const cached = known.get(id);
       if (cached && now() - cached.at < TENANT_CACHE_MS) return cached.tenant;
+      known.delete(id);
       const tenant = await tenants.get(id);
-      if (tenant) known.set(id, { tenant, at: now() });
-      else known.delete(id);
+      if (tenant) {
+        // Bounded like the services, and no key kept past its minute: the stale go first.
+        for (const [other, entry] of known) {
+          if (known.size < MAX_OPEN_TENANTS && now() - entry.at < TENANT_CACHE_MS) break;
+          known.delete(other);
+        }
+        known.set(id, { tenant, at: now() });
+      }
       return tenant;
     },
     servicesOf(id) {

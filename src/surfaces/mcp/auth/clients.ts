@@ -67,7 +67,8 @@ export function redirectUriAcceptable(uri: string): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname));
 }
 
-async function readCapped(response: Response, limit: number): Promise<string | undefined> {
+/** A body read up to `limit` bytes; undefined when it is longer (nothing more is read). */
+export async function readCapped(response: Response, limit: number): Promise<string | undefined> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) return undefined;
   if (!response.body) return '';

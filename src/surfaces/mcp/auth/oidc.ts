@@ -14,6 +14,7 @@
  * provider; the built-in authorization server's routes are not mounted. The account routes
  * (account.ts) take each person's Zotero key.
  */
+import { readCapped } from './clients.js';
 import { createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accountRoutes, type AccountOptions } from './account.js';
@@ -74,9 +75,13 @@ async function fetchJson(url: string, what: string): Promise<Record<string, unkn
       `${what} (${url}) could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const text = await response.text();
-  if (!response.ok) throw new ProviderUnavailable(`${what} (${url}) answered ${response.status}`);
-  if (text.length > FETCH_LIMIT) throw new ProviderUnavailable(`${what} (${url}) is too large`);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new ProviderUnavailable(`${what} (${url}) answered ${response.status}`);
+  }
+  // Read at most FETCH_LIMIT bytes: a provider's document is small, and never held whole when not.
+  const text = await readCapped(response, FETCH_LIMIT);
+  if (text === undefined) throw new ProviderUnavailable(`${what} (${url}) is too large`);
   try {
     const body = JSON.parse(text) as unknown;
     if (body !== null && typeof body === 'object' && !Array.isArray(body))

@@ -88,17 +88,18 @@ export async function openSqlJournal(
       throw unavailable(error);
     }
   };
-  await guard(async () => {
-    await db.run('DELETE FROM journal_requests WHERE owner = ? AND created_at < ?', [
-      owner,
-      now() - days * DAY_MS,
-    ]);
-    await db.run(
-      `DELETE FROM journal_entries WHERE owner = ? AND NOT EXISTS (SELECT 1 FROM journal_requests r
-         WHERE r.owner = journal_entries.owner AND r.request_id = journal_entries.request_id)`,
-      [owner],
-    );
-  });
+  await guard(() =>
+    db.transaction(async (tx) => {
+      // The expired requests' entries, then the requests: by the index, never a scan of all entries.
+      const cutoff = now() - days * DAY_MS;
+      await tx.run(
+        `DELETE FROM journal_entries WHERE owner = ? AND request_id IN
+           (SELECT request_id FROM journal_requests WHERE owner = ? AND created_at < ?)`,
+        [owner, owner, cutoff],
+      );
+      await tx.run('DELETE FROM journal_requests WHERE owner = ? AND created_at < ?', [owner, cutoff]);
+    }),
+  );
   const toRequest = requestFromRow;
 
   return {

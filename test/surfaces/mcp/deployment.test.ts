@@ -122,13 +122,17 @@ describe('a shared deployment with sign-in and PostgreSQL', () => {
     expect(reads.filter((r) => !/^\/users\/(101|202)\//.test(r.path))).toEqual([]);
   });
 
-  it("a tenant cannot address another's library: Zotero refuses the key, nothing is read", async () => {
+  it("a tenant cannot address another's library: her key does not reach it, nothing is read", async () => {
+    zotero.clearLog();
     const result = await ada.callTool({
       name: 'zotero_search_items',
       arguments: { library_type: 'user', library_id: 202 },
     });
     expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^permission_denied: /);
     expect(textOf(result)).not.toContain('Bob only');
+    // Refused from what her key may do: no request for Bob's library was sent.
+    expect(zotero.log.filter((r) => r.path.startsWith('/users/202'))).toEqual([]);
   });
 
   it('the same idempotency key from two tenants is two requests, each landing in its own library, each journaled as its own', async () => {

@@ -341,6 +341,10 @@ describe("a tenant's files on a shared deployment of two replicas", () => {
       arguments: { master_key: master, item_keys: [other], apply: true, plan_id: planId },
     });
     expect(stolen.isError).toBe(true);
+    // Not hers to see: as if no such plan existed.
+    expect(textOf(stolen)).toMatch(
+      /^validation_error: No plan "p_\w+" to apply: there is no such plan, or it has expired\./,
+    );
     const applied = await ada[1].callTool({
       name: 'zotero_merge_items',
       arguments: { master_key: master, item_keys: [other], apply: true, plan_id: planId },

@@ -100,6 +100,8 @@ describe.each(DATABASES)('the OAuth store on %s', (kind) => {
     const taken = await Promise.all([s.takePending('rt-1', T0), s.takePending('rt-1', T0)]);
     expect(taken.filter(Boolean)).toEqual([{ ...pending, scopes: ['zotero:read'] }]);
     expect(await s.pending('rt-1', T0)).toBeUndefined();
+    // Kept until its ten minutes are up, then gone.
+    expect(await s.pending('rt-2', T0 + 599_999)).toMatchObject({ requestToken: 'rt-2' });
     expect(await s.pending('rt-2', T0 + 600_000)).toBeUndefined();
     expect(await s.takePending('rt-2', T0 + 600_001)).toBeUndefined();
   });

@@ -464,7 +464,7 @@ function overQuota(field: string, quota: number, used: number, size: number | un
     `${what} would pass your quota of ${megabytes(quota)} on this shared server: ${megabytes(used)} used, ${megabytes(free)} free. Nothing was written.`,
     {
       field,
-      hint: 'Save a smaller file, or replace one of your files you no longer need (overwrite: true).',
+      hint: `Save a smaller file, or replace one of your files you no longer need (${paramRef('overwrite', 'true')}).`,
     },
   );
 }

@@ -17,6 +17,8 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
   '.htm': 'text/html',
   '.txt': 'text/plain',
   '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.tex': 'text/x-tex',
   '.csv': 'text/csv',
   '.json': 'application/json',
   '.xml': 'application/xml',
@@ -31,6 +33,11 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
   '.mp3': 'audio/mpeg',
   '.mp4': 'video/mp4',
 };
+
+/** The media type a file's name says (`tables/a.md` → text/markdown), if it says one. */
+export function contentTypeByName(name: string): string | undefined {
+  return BY_EXTENSION[extname(name).toLowerCase()];
+}
 
 const ZIP_FAMILY = new Set(['.epub', '.docx', '.xlsx', '.pptx', '.odt', '.zip']);
 

@@ -12,6 +12,7 @@
  * transaction as the write and under a lock on the owner, so two saves at once cannot both
  * pass it.
  */
+import { contentTypeByName } from '../attachments/content-type.js';
 import type { Migration } from './migrations.js';
 import type { SqlClient } from './sql.js';
 
@@ -182,30 +183,5 @@ export function sqlTenantFileStore(db: SqlClient, owner: string): TenantFileStor
   };
 }
 
-const TYPES: Readonly<Record<string, string>> = {
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  csv: 'text/csv',
-  txt: 'text/plain',
-  bib: 'application/x-bibtex',
-  ris: 'application/x-research-info-systems',
-  json: 'application/json',
-  xml: 'application/xml',
-  html: 'text/html',
-  htm: 'text/html',
-  tex: 'text/x-tex',
-  pdf: 'application/pdf',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  epub: 'application/epub+zip',
-  zip: 'application/zip',
-};
-
-/** The media type a saved file's name says (`tables/a.md` → text/markdown), if it says one. */
-export function contentTypeOf(path: string): string | undefined {
-  const name = path.split(/[\\/]/).pop() ?? '';
-  const dot = name.lastIndexOf('.');
-  return dot <= 0 ? undefined : TYPES[name.slice(dot + 1).toLowerCase()];
-}
+/** The media type a saved file's name says (the attachments' table: one list of extensions). */
+export const contentTypeOf = contentTypeByName;

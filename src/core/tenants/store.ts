@@ -6,7 +6,13 @@
  */
 import type { Migration } from '../store/migrations.js';
 import type { SqlClient } from '../store/sql.js';
-import { encryptSecret, decryptSecret, needsReencryption, type SecretKeys } from './secrets.js';
+import {
+  encryptSecret,
+  decryptSecret,
+  needsReencryption,
+  reencryptSecret,
+  type SecretKeys,
+} from './secrets.js';
 
 export const tenantsMigration: Migration = {
   id: '0003_tenants',
@@ -101,11 +107,10 @@ export function tenantStore(db: SqlClient, keys: SecretKeys, now: () => number =
       let reencrypted = 0;
       for (const row of rows) {
         if (!needsReencryption(keys, row.key_ciphertext)) continue;
-        const plain = decryptSecret(keys, row.key_ciphertext, associated(row.id));
         // Only the row as it was read: a sign-in that replaced the key meanwhile wins.
         const moved = await db.run(
           'UPDATE tenants SET key_ciphertext = ? WHERE id = ? AND key_ciphertext = ?',
-          [encryptSecret(keys, plain, associated(row.id)), row.id, row.key_ciphertext],
+          [reencryptSecret(keys, row.key_ciphertext, associated(row.id)), row.id, row.key_ciphertext],
         );
         reencrypted += moved.changes;
       }

@@ -106,6 +106,9 @@ export interface AuthStore {
 }
 
 /** The tables, for the migration runner (each statement idempotent). */
+/** How long a registered client with nothing issued to it is kept. */
+export const UNUSED_CLIENT_MS = 30 * 24 * 60 * 60 * 1000;
+
 export const authMigrations: string[] = [
   `CREATE TABLE IF NOT EXISTS auth_clients (
     client_id TEXT PRIMARY KEY,
@@ -457,6 +460,15 @@ export function sqlAuthStore(db: SqlClient): AuthStore {
       await db.run(
         `DELETE FROM auth_revoked_families
          WHERE family_id NOT IN (SELECT family_id FROM auth_tokens) AND family_id NOT IN (SELECT family_id FROM auth_codes)`,
+      );
+      // Anyone may register a client: one unused for a month (no code, sign-in or token) goes,
+      // so registrations cannot pile up. A client that comes back registers again.
+      await db.run(
+        `DELETE FROM auth_clients WHERE created_at <= ?
+           AND client_id NOT IN (SELECT client_id FROM auth_tokens)
+           AND client_id NOT IN (SELECT client_id FROM auth_codes)
+           AND client_id NOT IN (SELECT client_id FROM auth_pending)`,
+        [now - UNUSED_CLIENT_MS],
       );
     },
   };

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   sqlAuthStore,
+  UNUSED_CLIENT_MS,
   type AuthorizationCodeRecord,
   type AuthStore,
   type TokenRecord,
@@ -168,5 +169,23 @@ describe.each(DATABASES)('the OAuth store on %s', (kind) => {
     await s.purgeExpired(T0 + 3_600_000);
     expect(await s.token('access-1')).toBeUndefined();
     expect(await s.token('refresh-1')).toMatchObject({ kind: 'refresh', scopes: ['zotero:read'] });
+  });
+
+  it('forgets a registered client unused for a month, never one with something issued to it', async () => {
+    const s = await store(kind);
+    const client = (clientId: string) => ({
+      clientId,
+      clientName: clientId,
+      redirectUris: ['https://a.example/cb'],
+      createdAt: T0,
+    });
+    await s.putClient(client('zoteus-unused'));
+    await s.putClient(client('zoteus-client'));
+    await s.putTokens([token({ expiresAt: T0 + UNUSED_CLIENT_MS * 2 })]);
+    await s.purgeExpired(T0 + UNUSED_CLIENT_MS - 1);
+    expect(await s.client('zoteus-unused')).toBeDefined();
+    await s.purgeExpired(T0 + UNUSED_CLIENT_MS);
+    expect(await s.client('zoteus-unused')).toBeUndefined();
+    expect(await s.client('zoteus-client')).toMatchObject({ clientId: 'zoteus-client' });
   });
 });

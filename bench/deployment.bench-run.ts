@@ -13,8 +13,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +24,7 @@ import { isolatedEnv } from '../test/surfaces/mcp/harness.js';
 import { clientWith, signIn } from '../test/surfaces/mcp/signed-in.js';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
 import { startCluster } from '../scripts/postgres-cluster.mjs';
+import { freePort } from '../test/support/free-port.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
@@ -47,14 +46,6 @@ let publicUrl: string;
 let replicas: Replica[] = [];
 const tokens: string[] = [];
 let env: Record<string, string>;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 async function startReplica(port: number): Promise<Replica> {
   const dir = mkdtempSync(join(tmpdir(), 'zoteus-bench-replica-'));

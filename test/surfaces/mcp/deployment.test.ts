@@ -6,8 +6,6 @@
  * at rest and never logged.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
@@ -18,6 +16,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { clientWith as clientAt, signIn as signInAt, textOf, type ZoteroUser } from './signed-in.js';
+import { freePort } from '../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -31,14 +30,6 @@ let base: string;
 let stop: AbortController;
 let running: Promise<number>;
 const stderr: string[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   zotero = await startZoteroServer();

@@ -6,8 +6,6 @@
  * its own, not the suite's.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMcp } from '../../../src/surfaces/mcp/run.js';
@@ -17,6 +15,7 @@ import { isolatedEnv } from './harness.js';
 import { signIn } from './signed-in.js';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
 import { startCluster } from '../../../scripts/postgres-cluster.mjs';
+import { freePort } from '../../support/free-port.js';
 
 interface Cluster {
   url: string;
@@ -33,14 +32,6 @@ let base: string;
 let token: string;
 let stop: AbortController;
 let running: Promise<number>;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   cluster = (await startCluster()) as Cluster;

@@ -7,8 +7,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +17,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { clientWith, signIn, textOf } from './signed-in.js';
+import { freePort } from '../../support/free-port.js';
 
 const KEY = 'ReplicaKey00000000000R01';
 let zotero: ZoteroTestServer;
@@ -26,14 +25,6 @@ let proxy: DroppingProxy;
 let oauth: ZoteroOAuthFake;
 let token: string;
 const replicas: Array<{ url: string; process: ChildProcess; dir: string; stderr: string[] }> = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   zotero = await startZoteroServer();

@@ -5,8 +5,6 @@
  * replica, as the first replica's instance has; and idleness on every replica ends the session
  * on every replica.
  */
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/server';
@@ -25,14 +23,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { DATABASES, openTestDatabase, type TestDatabase } from './auth/databases.js';
 import { isolatedEnv } from './harness.js';
 import { signIn } from './signed-in.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../../support/free-port.js';
 
 const IDLE_MS = 60_000;
 

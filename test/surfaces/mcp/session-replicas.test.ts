@@ -19,6 +19,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { signIn as signInAt, textOf } from './signed-in.js';
+import { freePort } from '../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -39,14 +40,6 @@ const replicas: Array<{
 let target: 'A' | 'B' = 'A';
 /** Every /mcp request the proxy forwarded: to which replica, with which session id. */
 const forwarded: Array<{ to: 'A' | 'B'; method: string; session: string | undefined }> = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 const portOf = (name: 'A' | 'B') => replicas.find((r) => r.name === name)!.port;
 

@@ -8,8 +8,6 @@
  * and writes nothing; a plan made for apply is the tenant's row in the state database.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -24,6 +22,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { clientWith as clientAt, signIn as signInAt, textOf } from './signed-in.js';
+import { freePort } from '../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -38,14 +37,6 @@ let base: string;
 const replicas: Array<{ url: string; dataDir: string; stop: AbortController; running: Promise<number> }> = [];
 const stderr: string[] = [];
 let mergeKeys: string[];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   zotero = await startZoteroServer();

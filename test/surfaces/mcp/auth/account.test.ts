@@ -7,8 +7,6 @@
  * that key's own library; a token acts on its own account only.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,19 +18,12 @@ import { startOidcIssuer, type OidcIssuer } from '../../../support/oidc-issuer.j
 import { postgresUrl } from '../../../support/postgres.js';
 import { startZoteroServer, type ZoteroTestServer } from '../../../support/zotero-server/index.js';
 import { isolatedEnv } from '../harness.js';
+import { freePort } from '../../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
 const UNKNOWN_KEY = 'NoSuchKey000000000000000';
 const SECRET = randomBytes(32).toString('base64');
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 const textOf = (result: unknown) =>
   (result as { content: Array<{ type: string; text: string }> }).content.map((c) => c.text).join('\n');

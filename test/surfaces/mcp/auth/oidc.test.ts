@@ -8,8 +8,6 @@
  * built-in authorization server's routes are not there.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +25,7 @@ import { createJwtVerifier } from '../../../../src/surfaces/mcp/auth/oidc.js';
 import { tools } from '../../../../src/tools/index.js';
 import { startOidcIssuer, type OidcIssuer } from '../../../support/oidc-issuer.js';
 import { isolatedEnv } from '../harness.js';
+import { freePort } from '../../../support/free-port.js';
 
 let issuer: OidcIssuer;
 let handle: HttpHandle;
@@ -36,14 +35,6 @@ let dir: string;
 const clock = { offsetMs: 0 };
 const principals: Principal[] = [];
 const log: string[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -18,16 +18,9 @@ import { tools } from '../../../../src/tools/index.js';
 import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../../support/zotero-oauth-server.js';
 import { isolatedEnv } from '../harness.js';
 import { openTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+import { freePort } from '../../../support/free-port.js';
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 export interface AuthWorld {
   handle: HttpHandle;

@@ -24,7 +24,7 @@ import { isolatedEnv } from '../test/surfaces/mcp/harness.js';
 import { clientWith, signIn } from '../test/surfaces/mcp/signed-in.js';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
 import { startCluster } from '../scripts/postgres-cluster.mjs';
-import { freePort } from '../test/support/free-port.js';
+import { freePort, waitUntilUp } from '../test/support/free-port.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
@@ -60,11 +60,7 @@ async function startReplica(port: number): Promise<Replica> {
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 400; i++) {
-    const up = await fetch(`${url}/.well-known/oauth-protected-resource`).catch(() => undefined);
-    if (up?.ok) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntilUp(`${url}/.well-known/oauth-protected-resource`, undefined, 20_000);
   return { url, port, process: child, dir };
 }
 

@@ -16,7 +16,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { clientWith as clientAt, signIn as signInAt, textOf, type ZoteroUser } from './signed-in.js';
-import { freePort } from '../../support/free-port.js';
+import { freePort, waitUntilUp } from '../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -66,11 +66,7 @@ beforeAll(async () => {
     signal: stop.signal,
   });
   // Listening once the metadata answers.
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`${base}/.well-known/oauth-protected-resource`).catch(() => undefined);
-    if (up?.ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilUp(`${base}/.well-known/oauth-protected-resource`, () => stderr.join(''));
 });
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { isolatedEnv } from './harness.js';
 import { signIn } from './signed-in.js';
 // @ts-expect-error: a plain .mjs script of the repository, without types.
 import { startCluster } from '../../../scripts/postgres-cluster.mjs';
-import { freePort } from '../../support/free-port.js';
+import { freePort, waitUntilUp } from '../../support/free-port.js';
 
 interface Cluster {
   url: string;
@@ -58,11 +58,7 @@ beforeAll(async () => {
     stderr: err,
     signal: stop.signal,
   });
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`${base}/readyz`).catch(() => undefined);
-    if (up?.ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilUp(`${base}/readyz`);
   token = await signIn(base, oauth, { userID: 606, username: 'pat', apiKey: KEY });
 }, 60_000);
 

@@ -17,7 +17,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { clientWith, signIn, textOf } from './signed-in.js';
-import { freePort } from '../../support/free-port.js';
+import { freePort, waitUntilUp } from '../../support/free-port.js';
 
 const KEY = 'ReplicaKey00000000000R01';
 let zotero: ZoteroTestServer;
@@ -66,11 +66,7 @@ beforeAll(async () => {
     replicas.push({ url: `http://127.0.0.1:${port}`, process: child, dir, stderr });
   }
   for (const r of replicas) {
-    for (let i = 0; i < 200; i++) {
-      const up = await fetch(`${r.url}/.well-known/oauth-protected-resource`).catch(() => undefined);
-      if (up?.ok) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntilUp(`${r.url}/.well-known/oauth-protected-resource`, () => r.stderr.join(''), 20_000);
   }
   token = await signIn(publicUrl, oauth, { userID: 808, username: 'rita', apiKey: KEY });
 }, 60_000);

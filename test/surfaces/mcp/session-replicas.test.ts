@@ -19,7 +19,7 @@ import { startZoteroOAuthServer, type ZoteroOAuthFake } from '../../support/zote
 import { startZoteroServer, type ZoteroTestServer } from '../../support/zotero-server/index.js';
 import { isolatedEnv } from './harness.js';
 import { signIn as signInAt, textOf } from './signed-in.js';
-import { freePort } from '../../support/free-port.js';
+import { freePort, waitUntilUp } from '../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -101,11 +101,7 @@ beforeAll(async () => {
       signal: stop.signal,
     });
     replicas.push({ name, port, stop, running, log });
-    for (let i = 0; i < 100; i++) {
-      const up = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-      if (up?.ok) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntilUp(`http://127.0.0.1:${port}/readyz`);
   }
 });
 

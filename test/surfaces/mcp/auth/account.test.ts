@@ -18,7 +18,7 @@ import { startOidcIssuer, type OidcIssuer } from '../../../support/oidc-issuer.j
 import { postgresUrl } from '../../../support/postgres.js';
 import { startZoteroServer, type ZoteroTestServer } from '../../../support/zotero-server/index.js';
 import { isolatedEnv } from '../harness.js';
-import { freePort } from '../../../support/free-port.js';
+import { freePort, waitUntilUp } from '../../../support/free-port.js';
 
 const KEY_ADA = 'AdaKey0000000000000000A1';
 const KEY_BOB = 'BobKey0000000000000000B2';
@@ -301,10 +301,7 @@ describe('two replicas of an OpenID deployment on one PostgreSQL', () => {
         signal: stop.signal,
       });
       const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 100; i++) {
-        if ((await fetch(`${base}/.well-known/oauth-protected-resource`).catch(() => undefined))?.ok) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitUntilUp(`${base}/.well-known/oauth-protected-resource`);
       replicas.push({ base, stop, running });
     }
   });

@@ -5,7 +5,14 @@
  * some rare, as in a real library; a fixed share of titles speak of "sea-level rise", and
  * some creators have accented names, to give the benchmark queries known answers.
  */
-import type { AttachmentSpec, BuildSpec, CollectionSpec, CreatorSpec, ItemSpec } from '../fixture/builder.js';
+import type {
+  AnnotationSpec,
+  AttachmentSpec,
+  BuildSpec,
+  CollectionSpec,
+  CreatorSpec,
+  ItemSpec,
+} from '../fixture/builder.js';
 import { createRng, type Rng } from '../fixture/random.js';
 
 export interface LargeLibraryOptions {
@@ -17,7 +24,31 @@ export interface LargeLibraryOptions {
   groupItems?: number;
   /** Share of items with a PDF attachment whose full text is indexed (default 0.1). */
   fulltextShare?: number;
+  /** Share of items with a PDF attachment (default 0.3; at least fulltextShare). */
+  attachmentShare?: number;
+  /** Share of PDF attachments with annotations (default 0.1). */
+  annotatedShare?: number;
+  /**
+   * Most annotations on an annotated PDF (default 1: exactly one highlight); above 1, each
+   * annotated PDF gets between 1 and this many, highlights, underlines and notes.
+   */
+  annotationsPerAttachment?: number;
+  /**
+   * Share of items that also carry automatic tags (type 1, as importers add them) of one or
+   * two words from the synthetic vocabulary, so the library's distinct tags grow with its size
+   * as real keyword tags do (default 0: only the topic tags, about a thousand names).
+   */
+  automaticTagShare?: number;
   seed?: number;
+}
+
+/** The item-level shares, with their defaults (today's output). */
+interface Shares {
+  fulltext: number;
+  attachment: number;
+  annotated: number;
+  annotationsPerAttachment: number;
+  automaticTags: number;
 }
 
 const TOPICS = [
@@ -255,7 +286,7 @@ function makeItem(
   rng: Rng,
   vocab: readonly string[],
   collectionKeys: readonly string[],
-  fulltextShare: number,
+  shares: Shares,
 ): ItemSpec {
   const r = rng.next();
   const itemType =
@@ -316,27 +347,62 @@ function makeItem(
   };
   if (rng.next() < 0.01) item.deleted = true;
   if (rng.next() < 0.15) item.notes = [`<p>${sentence(rng, vocab, rng.int(10, 80))}</p>`];
-  if (rng.next() < 0.3) {
+  if (rng.next() < shares.attachment) {
     const attachment: AttachmentSpec = {
       title: 'Full Text PDF',
       filename: `${rng.key()}.pdf`,
       contentType: 'application/pdf',
     };
-    if (rng.next() < fulltextShare / 0.3) {
+    if (rng.next() < shares.fulltext / shares.attachment) {
       attachment.fulltext = {
         content: sentence(rng, vocab, rng.int(150, 400)),
         indexedPages: 10,
         totalPages: 10,
       };
     }
-    if (rng.next() < 0.1) {
+    if (rng.next() < shares.annotated) {
       attachment.annotations = [
         { type: 'highlight', text: sentence(rng, vocab, 8), comment: sentence(rng, vocab, 4) },
       ];
+      // Only drawn when asked for, so the default draws stay today's.
+      if (shares.annotationsPerAttachment > 1)
+        for (let i = rng.int(1, shares.annotationsPerAttachment) - 1; i > 0; i--)
+          attachment.annotations.push(annotation(rng, vocab, attachment.annotations.length));
     }
     item.attachments = [attachment];
   }
+  if (shares.automaticTags > 0 && rng.next() < shares.automaticTags) {
+    const names = new Set(item.tags!.map((t) => (typeof t === 'string' ? t : t.tag)));
+    for (let i = rng.int(1, 4); i > 0; i--) {
+      const name = rng.next() < 0.5 ? skewed(rng, vocab) : `${skewed(rng, vocab)} ${skewed(rng, vocab)}`;
+      if (!names.has(name)) {
+        names.add(name);
+        item.tags!.push({ tag: name, type: 1 });
+      }
+    }
+  }
   return item;
+}
+
+/** One more annotation of an annotated PDF: a highlight, an underline or a note, on a page. */
+function annotation(rng: Rng, vocab: readonly string[], n: number): AnnotationSpec {
+  const r = rng.next();
+  const page = rng.int(1, 30);
+  const sortIndex = `${String(page - 1).padStart(5, '0')}|${String(n * 100).padStart(6, '0')}|00000`;
+  if (r < 0.2)
+    return {
+      type: 'note',
+      comment: sentence(rng, vocab, rng.int(5, 25)),
+      pageLabel: String(page),
+      sortIndex,
+    };
+  return {
+    type: r < 0.8 ? 'highlight' : 'underline',
+    text: sentence(rng, vocab, rng.int(6, 30)),
+    ...(rng.next() < 0.3 ? { comment: sentence(rng, vocab, rng.int(3, 12)) } : {}),
+    pageLabel: String(page),
+    sortIndex,
+  };
 }
 
 function collectionTree(rng: Rng, count: number, prefix: string): { tree: CollectionSpec[]; keys: string[] } {
@@ -370,13 +436,21 @@ function collectionTree(rng: Rng, count: number, prefix: string): { tree: Collec
 export function largeLibrarySpec(options: LargeLibraryOptions = {}): BuildSpec {
   const rng = createRng(options.seed ?? 42);
   const vocab = vocabulary(rng, 6000);
-  const share = options.fulltextShare ?? 0.1;
+  const attachment = options.attachmentShare ?? 0.3;
+  const shares: Shares = {
+    fulltext: Math.min(options.fulltextShare ?? 0.1, attachment),
+    attachment,
+    annotated: options.annotatedShare ?? 0.1,
+    annotationsPerAttachment: options.annotationsPerAttachment ?? 1,
+    automaticTags: options.automaticTagShare ?? 0,
+  };
   const user = collectionTree(rng, options.collections ?? 2000, 'Topic');
   const group = collectionTree(rng, 20, 'Shared');
   const items: ItemSpec[] = [];
-  for (let i = 0; i < (options.items ?? 50_000); i++) items.push(makeItem(rng, vocab, user.keys, share));
+  for (let i = 0; i < (options.items ?? 50_000); i++) items.push(makeItem(rng, vocab, user.keys, shares));
   const gItems: ItemSpec[] = [];
-  for (let i = 0; i < (options.groupItems ?? 1000); i++) gItems.push(makeItem(rng, vocab, group.keys, share));
+  for (let i = 0; i < (options.groupItems ?? 1000); i++)
+    gItems.push(makeItem(rng, vocab, group.keys, shares));
   return {
     seed: options.seed ?? 42,
     user: { userID: 424242, username: 'bench-user' },

@@ -74,6 +74,8 @@ export interface Config {
    * Optional so configs built by hand (tests) serve every tool.
    */
   toolsets?: ToolsetChoice;
+  /** On a shared deployment: the toolsets are those the caller's sign-in asked for (its grant). */
+  toolsetsGrant?: boolean;
   confirmBulkWrites: number;
   allowDelete: boolean;
   maxCollections: number;

@@ -5,6 +5,7 @@
  * work, then the output is checked against its schema. Every failure becomes an `isError`
  * result, never a JSON-RPC error, so the agent reads the code and the hint.
  */
+import { SCOPE_TOOLSET_PREFIX } from './auth/settings.js';
 import type { CallToolResult, ProgressToken } from '@modelcontextprotocol/server';
 import { PARTIAL_EXIT_CODE, ZoteusError } from '../../core/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, openIdempotencyStoreFor } from '../../core/call/idempotency.js';
@@ -65,6 +66,8 @@ export interface CallOptions {
   requestId?: string | undefined;
   /** Declarations this server leaves out by its toolsets, with their toolset (server.ts). */
   notOffered?: ReadonlyMap<string, string> | undefined;
+  /** Who left them out: the server's ZOTEUS_TOOLSETS, or the toolsets a sign-in's grant names. */
+  toolsetsChosenBy?: 'server' | 'grant' | undefined;
 }
 
 /** The `_meta` key of a mutating result that says where its writes landed: `desktop` or `cloud`. */
@@ -81,6 +84,15 @@ export async function callTool(
   try {
     const tool = tools.get(request.name);
     const toolset = tool ? undefined : options.notOffered?.get(request.name);
+    if (toolset !== undefined && options.toolsetsChosenBy === 'grant') {
+      throw new ZoteusError(
+        'not_found',
+        `${request.name} is not offered to this sign-in: it is in the toolset "${toolset}", which the toolsets your sign-in asked for leave out.`,
+        {
+          hint: `Sign in again asking for the scope ${SCOPE_TOOLSET_PREFIX}${toolset} as well (or ${SCOPE_TOOLSET_PREFIX}all).`,
+        },
+      );
+    }
     if (toolset !== undefined) {
       throw new ZoteusError(
         'not_found',

@@ -45,14 +45,18 @@ export interface DeploymentOptions {
   now?: () => number;
 }
 
-/** The configuration a tenant's calls run with: its key and library, its caches, no desktop. */
+/**
+ * The configuration a tenant's calls run with: its key and library, its caches, no desktop; its
+ * grant's access and toolsets.
+ */
 export function tenantConfig(
   base: Config,
   tenant: Pick<Tenant, 'id' | 'apiKey'>,
-  readOnlyGrant: boolean,
+  grant: Pick<Principal, 'readOnly' | 'toolsets'>,
 ): Config {
   return {
     ...base,
+    ...(grant.toolsets !== undefined ? { toolsets: grant.toolsets, toolsetsGrant: true } : {}),
     apiKey: tenant.apiKey,
     libraryType: 'user',
     libraryId: Number(tenant.id),
@@ -60,7 +64,7 @@ export function tenantConfig(
     local: 'off',
     localApiKey: undefined,
     writes: 'cloud',
-    readOnlyGrant,
+    readOnlyGrant: grant.readOnly,
     cacheDir: join(base.cacheDir, 'tenants', callerFolderName(`tenant-${tenant.id}`)),
   };
 }
@@ -138,7 +142,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
     },
     async tenantDeps(principal) {
       const tenant = await tenantOf(principal.tenantId);
-      const config = tenantConfig(options.base.config, tenant, principal.readOnly);
+      const config = tenantConfig(options.base.config, tenant, principal);
       return {
         config,
         services: runtime.servicesOf(tenant.id),

@@ -55,6 +55,9 @@ export interface RunMcpOptions {
   tools?: readonly AnyTool[];
 }
 
+/** Catalogues kept for kinds of grant other than the server's own (read-only, toolsets named). */
+const MAX_GRANT_CATALOGUES = 32;
+
 function stopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -102,10 +105,11 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
   const services: ServiceRegistry = createServiceRegistry();
   // Per server process, over HTTP: /metrics (ops.ts).
   const metrics = options.http ? createMetrics() : undefined;
-  const catalogueOf = (served: Config) =>
+  const catalogueOf = (served: Config, toolsetsChosenBy: 'server' | 'grant' = 'server') =>
     createCatalogue({
       tools: options.tools ?? allTools,
       config: served,
+      toolsetsChosenBy,
       env: options.env,
       version: CLI_VERSION,
       writeLog,
@@ -114,12 +118,28 @@ export async function runMcp(options: RunMcpOptions): Promise<number> {
     });
   const catalogue = catalogueOf(config);
   // A read-only grant is served as read-only mode is: only the tools that leave the library
-  // unchanged are listed (the others are still refused by name, in the grant's words).
-  let readOnlyCatalogue: McpCatalogue | undefined;
-  const catalogueFor = (principal: Principal) =>
-    principal.readOnly && !config.readOnly
-      ? (readOnlyCatalogue ??= catalogueOf({ ...config, readOnly: true }))
-      : catalogue;
+  // unchanged are listed (the others are still refused by name, in the grant's words). A grant
+  // naming toolsets is served those. One catalogue per kind of grant, made when first asked for
+  // (there are few kinds: the access times the toolsets' choices that clients ask for).
+  const grantCatalogues = new Map<string, McpCatalogue>();
+  const catalogueFor = (principal: Principal): McpCatalogue => {
+    const readOnly = principal.readOnly || config.readOnly;
+    const toolsets = principal.toolsets ?? config.toolsets;
+    if (readOnly === config.readOnly && principal.toolsets === undefined) return catalogue;
+    const kind = JSON.stringify([readOnly, toolsets]);
+    let found = grantCatalogues.get(kind);
+    if (!found) {
+      found = catalogueOf(
+        { ...config, readOnly, ...(toolsets !== undefined ? { toolsets } : {}) },
+        principal.toolsets !== undefined ? 'grant' : 'server',
+      );
+      // Bounded: grants naming ever new combinations of toolsets cannot grow the process.
+      if (grantCatalogues.size >= MAX_GRANT_CATALOGUES)
+        grantCatalogues.delete(grantCatalogues.keys().next().value as string);
+      grantCatalogues.set(kind, found);
+    }
+    return found;
+  };
   let deployment: Deployment | undefined;
   // With sign-in, each request runs as its tenant (deployment.ts); without, as this machine's user.
   const serve = async (context: { principal?: Principal } = {}) =>

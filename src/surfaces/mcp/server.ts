@@ -60,6 +60,8 @@ export interface McpServerOptions {
   /** The resource templates to serve; default the one list of `src/resources`. */
   resourceTemplates?: readonly ResourceTemplateDeclaration[];
   config: Config;
+  /** `grant`: the config's toolsets are a sign-in's (its scopes), and a refusal says so. */
+  toolsetsChosenBy?: 'server' | 'grant';
   env: Readonly<Record<string, string | undefined>>;
   version: string;
   /**
@@ -120,6 +122,8 @@ export interface McpCatalogue {
   readonly byName: ReadonlyMap<string, AnyTool>;
   /** The toolset of each declaration left out by ZOTEUS_TOOLSETS: a call to one says how to enable it. */
   readonly notOffered: ReadonlyMap<string, string>;
+  /** Who chose the toolsets: the server (ZOTEUS_TOOLSETS) or a sign-in's grant (its scopes). */
+  readonly toolsetsChosenBy: 'server' | 'grant';
   readonly tools: readonly Tool[];
   readonly prompts: readonly AnyPrompt[];
   readonly promptList: readonly Prompt[];
@@ -166,6 +170,7 @@ export function createCatalogue(options: McpServerOptions): McpCatalogue {
     notOffered: new Map(
       options.tools.filter((tool) => !offered.includes(tool)).map((tool) => [tool.name, tool.toolset]),
     ),
+    toolsetsChosenBy: options.toolsetsChosenBy ?? 'server',
     tools: exposed.map(describeTool),
     prompts,
     promptList: prompts.map(describePrompt),
@@ -403,7 +408,12 @@ export function createServer(catalogue: McpCatalogue, binding: InstanceBinding =
           catalogue.byName,
           { name: params.name, arguments: args },
           { ...deps, progress, fileRoot: server.fileRoot },
-          { caller: server.callerId, requestId, notOffered: catalogue.notOffered },
+          {
+            caller: server.callerId,
+            requestId,
+            notOffered: catalogue.notOffered,
+            toolsetsChosenBy: catalogue.toolsetsChosenBy,
+          },
         ),
       ),
     );

@@ -90,7 +90,10 @@ const access = z
 type LocalApiBackend = z.infer<typeof localApiBackend>;
 
 /** The toolsets on and off, and how to turn the others on (toolsets.ts). */
-function toolsetReport(choice: ToolsetChoice): { on: string[]; off: string[]; hint?: string } {
+function toolsetReport(
+  choice: ToolsetChoice,
+  byGrant: boolean,
+): { on: string[]; off: string[]; hint?: string } {
   if (choice === 'all') return { on: ['all'], off: [] };
   const on = toolsetsOn(choice);
   const off = TOOLSETS.filter((set) => !on.includes(set));
@@ -98,7 +101,9 @@ function toolsetReport(choice: ToolsetChoice): { on: string[]; off: string[]; hi
   return {
     on,
     off,
-    hint: `Start the MCP server with ZOTEUS_TOOLSETS set to a comma-separated list (e.g. ${[...on, example].join(',')}), or all for every tool.`,
+    hint: byGrant
+      ? `Your sign-in chose these toolsets: sign in again with a scope zotero:toolset:<name> for each you want (e.g. zotero:toolset:${example}), or zotero:toolset:all.`
+      : `Start the MCP server with ZOTEUS_TOOLSETS set to a comma-separated list (e.g. ${[...on, example].join(',')}), or all for every tool.`,
   };
 }
 type SqliteBackend = z.infer<typeof sqliteBackend>;
@@ -330,7 +335,7 @@ export default defineTool({
       libraries: shown.rows,
       ...(shown.cut ? { librariesTotal: libraries.length } : {}),
       profile: config.profile ?? null,
-      toolsets: toolsetReport(config.toolsets ?? 'default'),
+      toolsets: toolsetReport(config.toolsets ?? 'default', config.toolsetsGrant === true),
     };
   },
 });

@@ -76,7 +76,8 @@ afterAll(async () => {
   await zotero.close();
 });
 
-const signIn = (user: ZoteroUser, choose?: 'read-only') => signInAt(base, oauth, user, choose);
+const signIn = (user: ZoteroUser, choose?: 'read-only', scope?: string) =>
+  signInAt(base, oauth, user, choose, scope);
 const clientWith = (token: string) => clientAt(`${base}/mcp`, token);
 const dataOf = (result: unknown) =>
   (result as { structuredContent: Record<string, unknown> }).structuredContent;
@@ -195,6 +196,82 @@ describe('a shared deployment with sign-in and PostgreSQL', () => {
     } finally {
       await cy.close();
     }
+  });
+
+  it('a grant naming toolsets is shown those (and the tools they name), refused the others in its own terms, whoami saying so', async () => {
+    const cy = await clientWith(
+      await signIn(
+        { userID: 303, username: 'cy', apiKey: KEY_CY },
+        undefined,
+        'zotero:read zotero:write zotero:toolset:citations',
+      ),
+    );
+    try {
+      const listed = (await cy.listTools()).tools.map((t) => t.name);
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          'zotero_whoami',
+          'zotero_format_bibliography',
+          'zotero_export',
+          'zotero_styles',
+        ]),
+      );
+      // Not in the citations set, and in the server's default set (which ada, with no toolset scope, sees).
+      expect(listed).not.toContain('zotero_create_items');
+      expect((await ada.listTools()).tools.map((t) => t.name)).toContain('zotero_create_items');
+      expect((await ada.listTools()).tools.map((t) => t.name)).not.toEqual(listed);
+      const whoami = dataOf(await cy.callTool({ name: 'zotero_whoami', arguments: {} })) as {
+        toolsets: { on: string[]; hint: string };
+      };
+      expect(whoami.toolsets.on).toEqual(['citations']);
+      expect(whoami.toolsets.hint).toContain('zotero:toolset:');
+      zotero.clearLog();
+      const refused = await cy.callTool({
+        name: 'zotero_create_items',
+        arguments: { items: [{ itemType: 'book', title: 'Not in this grant' }] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(
+        'zotero_create_items is not offered to this sign-in: it is in the toolset "items"',
+      );
+      expect(textOf(refused)).toContain('zotero:toolset:items');
+      expect(zotero.log).toEqual([]);
+    } finally {
+      await cy.close();
+    }
+  });
+
+  it('a read-only grant keeps the toolsets it asked for', async () => {
+    const cy = await clientWith(
+      await signIn(
+        { userID: 303, username: 'cy', apiKey: KEY_CY },
+        'read-only',
+        'zotero:read zotero:write zotero:toolset:collections',
+      ),
+    );
+    try {
+      const listed = (await cy.listTools()).tools.map((t) => t.name);
+      expect(listed).toContain('zotero_list_collections');
+      expect(listed).not.toContain('zotero_manage_collections');
+      expect(listed).not.toContain('zotero_format_bibliography');
+      const refused = await cy.callTool({
+        name: 'zotero_manage_collections',
+        arguments: { action: 'create', name: 'No' },
+      });
+      expect(textOf(refused)).toContain('you signed in to this server with read-only access');
+    } finally {
+      await cy.close();
+    }
+  });
+
+  it('a toolset scope the server does not know is refused at the authorization endpoint', async () => {
+    await expect(
+      signIn(
+        { userID: 303, username: 'cy', apiKey: KEY_CY },
+        undefined,
+        'zotero:read zotero:toolset:everything',
+      ),
+    ).rejects.toThrow();
   });
 
   it('the keys are encrypted at rest, and no key reaches the log', async () => {

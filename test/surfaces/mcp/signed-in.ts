@@ -21,6 +21,7 @@ export async function signIn(
   oauth: ZoteroOAuthFake,
   user: ZoteroUser,
   choose?: 'read-only',
+  scope = 'zotero:read zotero:write',
 ): Promise<string> {
   oauth.user = user;
   const registered = await fetch(`${base}/register`, {
@@ -42,7 +43,7 @@ export async function signIn(
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
     resource: `${base}/mcp`,
-    scope: 'zotero:read zotero:write',
+    scope,
     state: 's',
   }))
     authorize.searchParams.set(k, v);

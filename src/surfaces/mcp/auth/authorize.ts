@@ -20,7 +20,15 @@ import type { AuthContext } from './context.js';
 import { hashOpaque, newOpaqueValue } from './opaque.js';
 import { S256_CHALLENGE_PATTERN } from './pkce.js';
 import { html, redirect, sendPage, withParams } from './respond.js';
-import { CODE_TTL_MS, PENDING_TTL_MS, SCOPE_READ, SCOPE_WRITE, SUPPORTED_SCOPES } from './settings.js';
+import {
+  CODE_TTL_MS,
+  PENDING_TTL_MS,
+  SCOPE_READ,
+  SCOPE_TOOLSET_PREFIX,
+  SCOPE_WRITE,
+  SUPPORTED_SCOPES,
+  TOOLSET_SCOPES,
+} from './settings.js';
 
 /** The one value of a query parameter; `multiple` when it is repeated (RFC 6749 §3.1: an error). */
 function single(query: URLSearchParams, name: string): string | undefined | { multiple: true } {
@@ -29,13 +37,20 @@ function single(query: URLSearchParams, name: string): string | undefined | { mu
   return values[0];
 }
 
-/** Scopes granted for a requested `scope`: write implies read; none asked means both. */
+/**
+ * Scopes granted for a requested `scope`: write implies read; no access scope asked means both.
+ * Toolset scopes asked are kept as they are (the grant's tool list, principal.ts).
+ */
 export function grantedScopes(requested: string | undefined): string[] | { unknown: string[] } {
-  const asked = (requested ?? '').split(' ').filter((s) => s !== '');
-  if (asked.length === 0) return [...SUPPORTED_SCOPES];
-  const unknown = asked.filter((s) => !(SUPPORTED_SCOPES as readonly string[]).includes(s));
+  const asked = [...new Set((requested ?? '').split(' ').filter((s) => s !== ''))];
+  const known = (s: string) =>
+    (SUPPORTED_SCOPES as readonly string[]).includes(s) || TOOLSET_SCOPES.includes(s);
+  const unknown = asked.filter((s) => !known(s));
   if (unknown.length) return { unknown };
-  return asked.includes(SCOPE_WRITE) ? [SCOPE_READ, SCOPE_WRITE] : [SCOPE_READ];
+  const toolsets = asked.filter((s) => TOOLSET_SCOPES.includes(s));
+  const access = asked.filter((s) => !TOOLSET_SCOPES.includes(s));
+  const write = access.length === 0 || access.includes(SCOPE_WRITE);
+  return [...(write ? [SCOPE_READ, SCOPE_WRITE] : [SCOPE_READ]), ...toolsets];
 }
 
 function badRequestPage(res: ServerResponse, message: string): void {
@@ -116,7 +131,7 @@ export async function handleAuthorize(ctx: AuthContext, url: URL, res: ServerRes
   if (!Array.isArray(scopes)) {
     return back(
       'invalid_scope',
-      `Unknown scope ${scopes.unknown.join(' ')}; this server grants ${SUPPORTED_SCOPES.join(' and ')}.`,
+      `Unknown scope ${scopes.unknown.join(' ')}; this server grants ${SUPPORTED_SCOPES.join(' and ')}, and ${SCOPE_TOOLSET_PREFIX}<toolset> for the toolsets ${TOOLSET_SCOPES.map((t) => t.slice(SCOPE_TOOLSET_PREFIX.length)).join(', ')}.`,
     );
   }
 
@@ -143,17 +158,27 @@ export async function handleAuthorize(ctx: AuthContext, url: URL, res: ServerRes
   };
   await ctx.store.putPending(pending);
   if (!scopes.includes(SCOPE_WRITE)) return redirect(res, started.authorizeUrl);
-  return consentPage(ctx, res, client.clientName ?? clientId, started.requestToken);
+  return consentPage(ctx, res, client.clientName ?? clientId, started.requestToken, scopes);
 }
 
-function consentPage(ctx: AuthContext, res: ServerResponse, clientName: string, requestToken: string): void {
+function consentPage(
+  ctx: AuthContext,
+  res: ServerResponse,
+  clientName: string,
+  requestToken: string,
+  scopes: readonly string[],
+): void {
   const choice = (access: 'write' | 'read') =>
     withParams(ctx.urls.continueSignIn, { oauth_token: requestToken, access });
+  const toolsets = scopes
+    .filter((s) => s.startsWith(SCOPE_TOOLSET_PREFIX))
+    .map((s) => s.slice(SCOPE_TOOLSET_PREFIX.length));
   sendPage(
     res,
     200,
     'Sign in with Zotero',
     html`<p><strong>${clientName}</strong> asks to use your Zotero library through Zoteus.</p>` +
+      (toolsets.length > 0 ? html`<p>It asks for these tools: ${toolsets.join(', ')}.</p>` : '') +
       html`<p>
         Full access lets it add and change items; read-only access lets it search and read only. You sign in
         at zotero.org next.
@@ -171,7 +196,11 @@ export async function handleContinue(ctx: AuthContext, url: URL, res: ServerResp
   if (!pending) {
     return badRequestPage(res, 'This sign-in is unknown or has expired (it lasts 10 minutes).');
   }
-  if (access === 'read') await ctx.store.narrowPending(token, [SCOPE_READ]);
+  if (access === 'read')
+    await ctx.store.narrowPending(
+      token,
+      pending.scopes.filter((s) => s !== SCOPE_WRITE),
+    );
   else if (access !== 'write') return badRequestPage(res, 'Choose full access or read-only access.');
   return redirect(res, pending.authorizeUrl);
 }

@@ -8,8 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AuthContext } from './context.js';
 import { hashOpaque } from './opaque.js';
-import type { Principal } from './principal.js';
-import { SCOPE_WRITE } from './settings.js';
+import { grantOf, type Principal } from './principal.js';
 
 export type BearerCheck =
   | { ok: true; principal: Principal }
@@ -79,7 +78,7 @@ export async function checkBearer(ctx: AuthContext, req: IncomingMessage): Promi
       tenantId: record.tenantId,
       username: record.username,
       scopes: record.scopes,
-      readOnly: !record.scopes.includes(SCOPE_WRITE),
+      ...grantOf(record.scopes),
       clientId: record.clientId,
     },
   };

@@ -69,7 +69,7 @@ export async function openOidcDeployment(
         const id = principal.tenantId;
         return {
           config: {
-            ...tenantConfig(base, { id, apiKey: '' }, principal.readOnly),
+            ...tenantConfig(base, { id, apiKey: '' }, principal),
             apiKey: undefined,
             libraryId: undefined,
             apiKeyHint: keyHint(settings.publicUrl),
@@ -80,7 +80,7 @@ export async function openOidcDeployment(
         };
       }
       return {
-        config: { ...tenantConfig(base, tenant, principal.readOnly), libraryId: tenant.userId },
+        config: { ...tenantConfig(base, tenant, principal), libraryId: tenant.userId },
         services: servicesOf(tenant.id),
         redact: options.base.redact.with([tenant.apiKey]),
         sharedState: sharedStateOf(tenant.id),

@@ -21,9 +21,9 @@ import { accountRoutes, type AccountOptions } from './account.js';
 import { challenge, type BearerCheck } from './bearer.js';
 import { isLoopbackHostname } from './clients.js';
 import { PRM_PATH, authUrls, protectedResourceMetadata, type AuthUrls } from './metadata.js';
-import type { Principal } from './principal.js';
+import { grantOf, type Principal } from './principal.js';
 import { sendJson, sendOAuthError } from './respond.js';
-import { SCOPE_WRITE, type AuthSettings, type OidcSettings } from './settings.js';
+import type { AuthSettings, OidcSettings } from './settings.js';
 
 /** Clock skew allowed on `exp` and `nbf`. */
 export const CLOCK_SKEW_S = 60;
@@ -283,7 +283,7 @@ export function principalOf(claims: Record<string, unknown>): Principal {
     tenantId: `${OIDC_TENANT_PREFIX}${claims.sub as string}`,
     username: name ?? '',
     scopes,
-    readOnly: !scopes.includes(SCOPE_WRITE),
+    ...grantOf(scopes),
     clientId: client ?? '',
   };
 }

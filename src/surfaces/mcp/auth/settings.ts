@@ -15,10 +15,21 @@
  */
 import { ZoteusError } from '../../../core/errors.js';
 import type { Env } from '../../../core/paths.js';
+import { TOOLSETS } from '../../../core/toolsets.js';
 
 export const SCOPE_READ = 'zotero:read';
 export const SCOPE_WRITE = 'zotero:write';
+/** The access scopes, the ones the metadata advertises (clients may ask for every advertised scope). */
 export const SUPPORTED_SCOPES = [SCOPE_READ, SCOPE_WRITE] as const;
+/**
+ * A grant may also name the toolsets its client is shown (`zotero:toolset:citations`, as
+ * ZOTEUS_TOOLSETS names them); a grant naming none is shown the server's. Not advertised: a
+ * client asking for every advertised scope would otherwise ask for every tool.
+ */
+export const SCOPE_TOOLSET_PREFIX = 'zotero:toolset:';
+export const TOOLSET_SCOPES: readonly string[] = ['default', 'all', ...TOOLSETS].map(
+  (name) => `${SCOPE_TOOLSET_PREFIX}${name}`,
+);
 
 export const DEFAULT_ACCESS_TOKEN_TTL_S = 3600;
 export const DEFAULT_REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;

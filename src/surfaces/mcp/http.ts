@@ -47,6 +47,7 @@ import {
 import type { Principal } from './auth/principal.js';
 import { createAuthServer, type AuthServer, type AuthServerOptions } from './auth/routes.js';
 import { AUTH_ENABLING_SETTINGS } from './auth/settings.js';
+import { isLoopbackHost } from './loopback.js';
 import { SetAsideArguments } from './protocol.js';
 import { ERROR_META_KEY } from './results.js';
 import { configureInstance } from './server.js';
@@ -114,15 +115,6 @@ export interface HttpHandle {
    * at most `graceMs`, then everything is closed.
    */
   shutdown(graceMs: number): Promise<void>;
-}
-
-/** 127.0.0.0/8, ::1 and localhost: the hosts that only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (bare.toLowerCase() === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.split('.')[0] === '127';
-  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./i.test(bare);
-  return false;
 }
 
 function checkListenOptions(host: string, port: number, authenticated: boolean): void {

@@ -6,10 +6,10 @@ export {
   MAX_BODY_BYTES,
   MCP_HTTP_PATH,
   STATELESS_CALLER,
-  isLoopbackHost,
   originAllowed,
   startHttp,
   type HttpHandle,
   type HttpOptions,
   type ServerFactory,
 } from './http.js';
+export { isLoopbackHost } from './loopback.js';

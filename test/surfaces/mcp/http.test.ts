@@ -55,11 +55,32 @@ describe('Streamable HTTP', () => {
     await expect(refused).rejects.toThrow(/loopback unless authentication is configured/);
   });
 
-  it('knows which hosts are loopback', () => {
-    for (const host of ['127.0.0.1', '127.5.6.7', '::1', '[::1]', 'localhost', 'LOCALHOST']) {
+  it('knows which hosts are loopback (one answer for listening, Host headers and redirect URIs)', () => {
+    for (const host of [
+      '127.0.0.1',
+      '127.5.6.7',
+      '::1',
+      '[::1]',
+      'localhost',
+      'LOCALHOST',
+      '::ffff:127.0.0.1',
+      // As URL parsing writes it: new URL('http://[::ffff:127.0.0.1]/').hostname.
+      new URL('http://[::ffff:127.0.0.1]/').hostname,
+    ]) {
       expect(isLoopbackHost(host)).toBe(true);
     }
-    for (const host of ['0.0.0.0', '::', '192.168.1.2', 'example.com', '10.0.0.1', '128.0.0.1']) {
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '192.168.1.2',
+      'example.com',
+      '10.0.0.1',
+      '128.0.0.1',
+      '127.0.0.999',
+      '127.0.0.1.example.com',
+      '::ffff:10.0.0.1',
+      new URL('http://[::ffff:10.0.0.1]/').hostname,
+    ]) {
       expect(isLoopbackHost(host)).toBe(false);
     }
   });

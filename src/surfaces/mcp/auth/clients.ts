@@ -20,6 +20,7 @@ import { isPublicAddress } from '../../../core/http/public-address.js';
 import type { AuthStore } from '../../../core/store/auth-store.js';
 
 export { isPublicAddress };
+import { isLoopbackHost } from '../loopback.js';
 import { newOpaqueValue } from './opaque.js';
 
 export const CIMD_MAX_BYTES = 5 * 1024;
@@ -35,17 +36,12 @@ export interface KnownClient {
 
 export type ClientLookup = { ok: true; client: KnownClient } | { ok: false; message: string };
 
-export function isLoopbackHostname(hostname: string): boolean {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
-}
-
 /** True when `asked` is one of `registered`: exactly, or a loopback URI differing only in its port. */
 export function redirectUriListed(registered: readonly string[], asked: string): boolean {
   if (registered.includes(asked)) return true;
   if (!URL.canParse(asked)) return false;
   const url = new URL(asked);
-  if (url.protocol !== 'http:' || !isLoopbackHostname(url.hostname)) return false;
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname)) return false;
   return registered.some((entry) => {
     if (!URL.canParse(entry)) return false;
     const listed = new URL(entry);
@@ -64,7 +60,7 @@ export function redirectUriAcceptable(uri: string): boolean {
   if (!URL.canParse(uri)) return false;
   const url = new URL(uri);
   if (url.hash || url.username || url.password) return false;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname));
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
 }
 
 /** A body read up to `limit` bytes; undefined when it is longer (nothing more is read). */
@@ -90,7 +86,7 @@ export async function readCapped(response: Response, limit: number): Promise<str
 
 /** Why this URL cannot be a client_id, or undefined when it can. */
 function cimdUrlProblem(url: URL, allowLoopbackHttp: boolean): string | undefined {
-  const httpOk = url.protocol === 'http:' && allowLoopbackHttp && isLoopbackHostname(url.hostname);
+  const httpOk = url.protocol === 'http:' && allowLoopbackHttp && isLoopbackHost(url.hostname);
   if (url.protocol !== 'https:' && !httpOk) return 'must be an https URL';
   if (url.pathname === '/' || url.pathname === '') return 'must have a path';
   if (url.hash || url.username || url.password) return 'must have no fragment and no user name';

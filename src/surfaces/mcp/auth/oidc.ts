@@ -19,7 +19,7 @@ import { createPublicKey, verify as verifySignature, type JsonWebKey, type KeyOb
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accountRoutes, type AccountOptions } from './account.js';
 import { challenge, type BearerCheck } from './bearer.js';
-import { isLoopbackHostname } from './clients.js';
+import { isLoopbackHost } from '../loopback.js';
 import { PRM_PATH, authUrls, protectedResourceMetadata, type AuthUrls } from './metadata.js';
 import { grantOf, type Principal } from './principal.js';
 import { sendJson, sendOAuthError } from './respond.js';
@@ -382,7 +382,7 @@ export function createOidcServer(
     authenticate: (req: IncomingMessage) => authenticate(req),
     hostAllowed(host: string): boolean {
       const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-      if (isLoopbackHostname(name.toLowerCase())) return true;
+      if (isLoopbackHost(name.toLowerCase())) return true;
       return host.toLowerCase() === publicHost.host;
     },
   };

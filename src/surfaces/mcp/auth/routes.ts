@@ -10,7 +10,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAuthorize, handleContinue, handleZoteroCallback } from './authorize.js';
 import { checkBearer, type BearerCheck } from './bearer.js';
-import { isLoopbackHostname, registerClient } from './clients.js';
+import { registerClient } from './clients.js';
+import { isLoopbackHost } from '../loopback.js';
 import type { AuthContext, AuthServerOptions as BuiltInOptions } from './context.js';
 import {
   AS_METADATA_PATH,
@@ -71,7 +72,7 @@ export function createAuthServer(
     onSignIn: options.onSignIn,
     now: options.now ?? Date.now,
     urls,
-    allowLoopbackHttp: isLoopbackHostname(publicHost.hostname),
+    allowLoopbackHttp: isLoopbackHost(publicHost.hostname),
     log: context.log,
   };
   const prm = protectedResourceMetadata(urls);
@@ -164,7 +165,7 @@ export function createAuthServer(
     authenticate: (req) => checkBearer(ctx, req),
     hostAllowed(host) {
       const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-      if (isLoopbackHostname(name.toLowerCase())) return true;
+      if (isLoopbackHost(name.toLowerCase())) return true;
       return host.toLowerCase() === publicHost.host;
     },
   };

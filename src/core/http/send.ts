@@ -5,7 +5,8 @@
  * URLs, the meaning of an answer and the wording of its errors. Stacked around `fetch` here:
  *
  * - an optional in-flight limit, the server's pauses (`Backoff`, `Retry-After`) and the waits
- *   of 429/503 (or the client's statuses), all charged to the call's retry budget;
+ *   of 429/503 (or the client's statuses, and answers the client says to wait out, such as
+ *   Zotero's 409 "library locked"), all charged to the call's retry budget;
  * - a timeout per attempt, an optional caller's abort signal, bounded resends of a request that
  *   may be sent twice after a reset;
  * - redirects followed by hand, at most MAX_REDIRECTS: credentials (and the client's own
@@ -62,6 +63,13 @@ export interface RetryPolicy {
   transient?: (reason: string) => boolean;
   /** Honour Zotero's `Backoff: N` header (a pause for every later request to the server). */
   backoffHeader?: boolean;
+  /**
+   * Other answers that applied nothing and are worth sending again after a wait (Zotero's 409
+   * "the target library is locked" to a write), judged by status, body and method. They are waited out like
+   * `statuses` (Retry-After, else the backoff), with the same retries and budget, but hold no
+   * other request; once the retries or the budget run out, the answer itself goes to `read`.
+   */
+  waitOut?: (status: number, text: string, method: string) => boolean;
 }
 
 export interface HttpLayerOptions {
@@ -127,6 +135,11 @@ export interface HttpRequest {
   body?: string | (() => ReadableStream<Uint8Array>) | undefined;
   /** Nothing happens twice if it arrives twice (GET, a create with a write token): may be resent after a reset. */
   resendable: boolean;
+  /**
+   * Runs once, when the request holds its in-flight slot and its first attempt is about to go
+   * out. What it throws, `send` rejects with, and nothing was sent (a batch that stopped).
+   */
+  beforeSend?: (() => void) | undefined;
   call: CallContext;
   /** The caller's abort: `send` rejects with its reason. */
   signal?: AbortSignal | undefined;
@@ -267,6 +280,7 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     const pause = (seconds: number) => failures.rateLimited(seconds, { kind: 'pause' }, false);
     let rateRetries = 0;
     let networkRetries = 0;
+    let first = true;
     for (;;) {
       await rate.waitUntil(call, rate.pausedUntil, pause);
       request.signal?.throwIfAborted();
@@ -285,6 +299,15 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
         // A pause arrived while this request queued for a slot: it applies to us too.
         release?.();
         continue;
+      }
+      if (first) {
+        first = false;
+        try {
+          request.beforeSend?.();
+        } catch (error) {
+          release?.();
+          throw error;
+        }
       }
       const started = performance.now();
       const attempt = attemptSignal(timeoutMs, request.signal);
@@ -323,27 +346,38 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
           options.shared?.pause(rate.pausedUntil);
         }
       }
-      if (statuses.has(answer.status)) {
+      const locked =
+        !statuses.has(answer.status) && policy.waitOut?.(answer.status, answer.text, request.method) === true;
+      if (statuses.has(answer.status) || locked) {
         const retryAfter = retryAfterMs(answer.headers, rate.now());
         const cause: WaitCause = { kind: 'status', status: answer.status, asked: retryAfter !== undefined };
         const wait = retryAfter ?? backoffDelayMs(rateRetries, random);
-        if (rateRetries >= maxRetries || wait > maxWaitMs)
+        if (rateRetries >= maxRetries || wait > maxWaitMs) {
+          // A waited-out answer that kept coming is the failure itself: the client reads it.
+          if (locked) return { ...answer, resent: networkRetries > 0 };
           throw failures.rateLimited(Math.max(1, Math.ceil(wait / 1000)), cause, true);
+        }
         rateRetries++;
         const until = rate.now() + wait;
-        // While we wait out a Retry-After, hold this server's other requests too: they would
-        // only collect 429s. A call that gives up instead leaves no pause behind.
-        await rate.waitUntil(
-          call,
-          until,
-          (seconds) => failures.rateLimited(seconds, cause, false),
-          retryAfter === undefined
-            ? undefined
-            : () => {
-                rate.pauseUntil(until);
-                options.shared?.pause(until);
-              },
-        );
+        try {
+          // While we wait out a Retry-After, hold this server's other requests too: they would
+          // only collect 429s. A call that gives up instead leaves no pause behind. A locked
+          // library is one library's state, not the server's: nothing else waits for it.
+          await rate.waitUntil(
+            call,
+            until,
+            (seconds) => (locked ? new OutOfBudget() : failures.rateLimited(seconds, cause, false)),
+            retryAfter === undefined || locked
+              ? undefined
+              : () => {
+                  rate.pauseUntil(until);
+                  options.shared?.pause(until);
+                },
+          );
+        } catch (error) {
+          if (error instanceof OutOfBudget) return { ...answer, resent: networkRetries > 0 };
+          throw error;
+        }
         continue;
       }
       const { raw, ...rest } = answer;
@@ -370,6 +404,9 @@ export function createHttpLayer(options: HttpLayerOptions): HttpLayer {
     },
   };
 }
+
+/** The budget cannot take the wait of a waited-out answer: that answer is handed to `read`. */
+class OutOfBudget extends Error {}
 
 function withoutCredentials(
   headers: Readonly<Record<string, string>>,

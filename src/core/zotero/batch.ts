@@ -1,8 +1,9 @@
 /**
- * Multi-object reads and writes, 50 objects per request as the API demands: reads by key in
- * parallel (the semaphore bounds them), batch writes and deletes one chunk after another
- * (each carries the library version the previous one produced), results mapped back to the
- * caller's input indexes.
+ * Multi-object reads and writes, 50 objects per request as the API demands: reads by key and
+ * writes with per-object versions in parallel (the client's in-flight bound limits them; a
+ * chunk naming a parent in another chunk waits for it), writes under a library version and
+ * deletes one chunk after another (each carries the library version the previous one
+ * produced), results mapped back to the caller's input indexes.
  */
 import { outcomeUnknown, ZoteusError } from '../errors.js';
 import { failedByError, failedEntry } from './errors.js';
@@ -112,6 +113,52 @@ function failAll(indexes: number[], keyAt: (i: number) => string | undefined, er
   return indexes.map((index) => failedByError(index, keyAt(index), error));
 }
 
+/** Fields by which an object names another of its kind, which must exist before it is written. */
+const PARENT_FIELD: Record<ObjectKind, string | undefined> = {
+  collections: 'parentCollection',
+  items: 'parentItem',
+  searches: undefined,
+};
+
+/**
+ * For each chunk, the earlier chunks it must wait for: those holding an object it names as its
+ * parent (Zotero refuses a child whose parent is not there yet), or an object it writes again.
+ */
+export function chunkDependencies(
+  kind: ObjectKind,
+  objects: ReadonlyArray<Record<string, unknown>>,
+  parts: readonly number[][],
+): number[][] {
+  const field = PARENT_FIELD[kind];
+  const chunkOf = new Map<string, number>();
+  return parts.map((indexes, c) => {
+    const needs = new Set<number>();
+    for (const i of indexes) {
+      const object = objects[i] ?? {};
+      for (const named of [object.key, field === undefined ? undefined : object[field]]) {
+        const at = typeof named === 'string' ? chunkOf.get(named) : undefined;
+        if (at !== undefined && at !== c) needs.add(at);
+      }
+    }
+    for (const i of indexes) {
+      const key = objects[i]?.key;
+      if (typeof key === 'string' && !chunkOf.has(key)) chunkOf.set(key, c);
+    }
+    return [...needs].sort((a, b) => a - b);
+  });
+}
+
+/** Thrown by `beforeSend` of a chunk whose batch stopped: that chunk was never sent. */
+class NotStarted extends Error {}
+
+/**
+ * Writes the objects, 50 a request. Without a library version precondition the chunks go at
+ * once, as many as the client's in-flight bound lets through, except that a chunk naming a
+ * parent another chunk writes waits for that chunk's answer. With one, they go one after
+ * another, each carrying the version the previous one produced. If no chunk was answered, the
+ * first failure is thrown; otherwise a failed chunk's objects are reported failed, and after a
+ * failure no further chunk is sent (its objects are reported failed with that error).
+ */
 export async function writeBatch<T = ZoteroObject>(
   http: Http,
   library: string,
@@ -145,60 +192,124 @@ export async function writeBatch<T = ZoteroObject>(
       'Internal error in Zoteus (one write token for several requests).',
     );
   }
-  let version = options.ifUnmodifiedSinceVersion;
   const parts = chunk(objects.map((_, i) => i));
-  for (let c = 0; c < parts.length; c++) {
-    const indexes = parts[c] as number[];
-    const offset = indexes[0] as number;
-    const body = indexes.map((i) => objects[i]);
-    const writeToken = options.writeToken;
-    let answer: WriteAnswer;
-    try {
-      const response = await http.request<WriteAnswer>('POST', `/${lib}/${kind}`, {
-        body,
-        writeToken,
-        ifUnmodifiedSinceVersion: version,
-        call,
-      });
-      if (response.data === null || typeof response.data !== 'object')
-        throw malformed(http, `POST /${lib}/${kind}`, response.status);
-      answer = response.data;
-      if (response.lastModifiedVersion !== undefined) {
-        result.libraryVersion = Math.max(result.libraryVersion ?? 0, response.lastModifiedVersion);
+  const send = async (indexes: number[], version: number | undefined, beforeSend?: () => void) => {
+    const response = await http.request<WriteAnswer>('POST', `/${lib}/${kind}`, {
+      body: indexes.map((i) => objects[i]),
+      writeToken: options.writeToken,
+      ifUnmodifiedSinceVersion: version,
+      call,
+      beforeSend,
+    });
+    if (response.data === null || typeof response.data !== 'object')
+      throw malformed(http, `POST /${lib}/${kind}`, response.status);
+    if (response.lastModifiedVersion !== undefined)
+      result.libraryVersion = Math.max(result.libraryVersion ?? 0, response.lastModifiedVersion);
+    return { answer: response.data, version: response.lastModifiedVersion };
+  };
+  const collect = (indexes: number[], answer: WriteAnswer): void =>
+    collectAnswer(http, result, indexes[0] as number, answer, keyAt);
+
+  if (options.ifUnmodifiedSinceVersion !== undefined || parts.length <= 1) {
+    // One library version travels from chunk to chunk: one request at a time.
+    let version = options.ifUnmodifiedSinceVersion;
+    for (let c = 0; c < parts.length; c++) {
+      const indexes = parts[c] as number[];
+      let answer: WriteAnswer;
+      try {
+        const sent = await send(indexes, version);
+        answer = sent.answer;
         // Our own chunk moved the library version: the next chunk's precondition follows it.
-        if (version !== undefined) version = response.lastModifiedVersion;
+        if (sent.version !== undefined && version !== undefined) version = sent.version;
+      } catch (error) {
+        // Nothing landed yet: the caller gets the error itself. Otherwise report what did not land.
+        if (c === 0) throw error;
+        result.failed.push(...failAll(parts.slice(c).flat(), keyAt, error));
+        break;
       }
-    } catch (error) {
-      // Nothing landed yet: the caller gets the error itself. Otherwise report what did not land.
-      if (c === 0) throw error;
-      result.failed.push(...failAll(parts.slice(c).flat(), keyAt, error));
-      break;
+      collect(indexes, answer);
     }
-    const seen = new Set<number>();
-    for (const [i, object] of Object.entries(answer.successful ?? {})) {
-      const index = offset + Number(i);
-      const key = typeof object?.key === 'string' ? object.key : (answer.success?.[i] ?? keyAt(index) ?? '');
-      result.successful.push({ index, key, object: object as T });
-      seen.add(index);
-    }
-    for (const [i, key] of Object.entries(answer.success ?? {})) {
-      const index = offset + Number(i);
-      if (!seen.has(index)) result.successful.push({ index, key });
-    }
-    for (const [i, key] of Object.entries(answer.unchanged ?? {}))
-      result.unchanged.push({ index: offset + Number(i), key });
-    for (const [i, failure] of Object.entries(answer.failed ?? {})) {
-      const index = offset + Number(i);
-      const code = typeof failure?.code === 'number' ? failure.code : 0;
-      const key = failure?.key ?? keyAt(index);
-      result.failed.push(failedEntry(index, key, code, http.redact(failure?.message ?? `HTTP ${code}`)));
-    }
+  } else {
+    const needs = chunkDependencies(kind, objects, parts);
+    const answers: Array<WriteAnswer | undefined> = parts.map(() => undefined);
+    const errors: unknown[] = parts.map(() => undefined);
+    const started = parts.map(() => false);
+    let stopped: { error: unknown } | undefined;
+    await new Promise<void>((resolve) => {
+      let running = 0;
+      const launch = (): void => {
+        for (let c = 0; c < parts.length && !stopped; c++) {
+          if (started[c] || !(needs[c] as number[]).every((d) => answers[d] !== undefined)) continue;
+          started[c] = true;
+          running++;
+          const indexes = parts[c] as number[];
+          void send(indexes, undefined, () => {
+            // Another chunk failed while this one queued for a slot: it is not sent.
+            if (stopped) throw new NotStarted();
+          })
+            .then(
+              (sent) => {
+                answers[c] = sent.answer;
+              },
+              (error: unknown) => {
+                if (error instanceof NotStarted) started[c] = false;
+                else {
+                  errors[c] = error;
+                  stopped ??= { error };
+                }
+              },
+            )
+            .finally(() => {
+              running--;
+              launch();
+            });
+        }
+        if (running === 0) resolve();
+      };
+      launch();
+    });
+    // Nothing was answered: as with one request, the failure is the caller's.
+    if (stopped && answers.every((a) => a === undefined)) throw stopped.error;
+    parts.forEach((indexes, c) => {
+      const answer = answers[c];
+      if (answer !== undefined) collect(indexes, answer);
+      else result.failed.push(...failAll(indexes, keyAt, started[c] ? errors[c] : stopped?.error));
+    });
   }
   const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
   result.successful.sort(byIndex);
   result.unchanged.sort(byIndex);
   result.failed.sort(byIndex);
   return result;
+}
+
+/** One chunk's per-object answer, mapped back to the caller's indexes (the chunk starts at `offset`). */
+function collectAnswer<T>(
+  http: Http,
+  result: WriteBatchResult<T>,
+  offset: number,
+  answer: WriteAnswer,
+  keyAt: (i: number) => string | undefined,
+): void {
+  const seen = new Set<number>();
+  for (const [i, object] of Object.entries(answer.successful ?? {})) {
+    const index = offset + Number(i);
+    const key = typeof object?.key === 'string' ? object.key : (answer.success?.[i] ?? keyAt(index) ?? '');
+    result.successful.push({ index, key, object: object as T });
+    seen.add(index);
+  }
+  for (const [i, key] of Object.entries(answer.success ?? {})) {
+    const index = offset + Number(i);
+    if (!seen.has(index)) result.successful.push({ index, key });
+  }
+  for (const [i, key] of Object.entries(answer.unchanged ?? {}))
+    result.unchanged.push({ index: offset + Number(i), key });
+  for (const [i, failure] of Object.entries(answer.failed ?? {})) {
+    const index = offset + Number(i);
+    const code = typeof failure?.code === 'number' ? failure.code : 0;
+    const key = failure?.key ?? keyAt(index);
+    result.failed.push(failedEntry(index, key, code, http.redact(failure?.message ?? `HTTP ${code}`)));
+  }
 }
 
 /** Changes one object; answers its new version (`Last-Modified-Version`). */
@@ -251,6 +362,7 @@ export async function deleteBatch(
   let version =
     options.libraryVersion ?? (unique.length ? await currentVersion(http, lib, kind, call) : undefined);
   const parts = chunk(unique);
+  // A DELETE carries the library version, which each chunk moves on: one chunk at a time.
   for (let c = 0; c < parts.length; c++) {
     let part = parts[c] as string[];
     try {

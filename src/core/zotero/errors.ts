@@ -37,6 +37,16 @@ export function isInvalidKeyBody(body: string): boolean {
   return /invalid key/i.test(body);
 }
 
+/**
+ * Zotero's 409 to a whole write while another write holds the library ("The target library is
+ * locked", "The library is currently locked. Please wait and try again."): nothing was applied.
+ * Not a 409 that refuses the data (a key that does not match, a missing parent), nor a read's.
+ */
+export function isLockedWrite(method: string, status: number, body: string): boolean {
+  const write = method !== 'GET' && method !== 'HEAD';
+  return write && status === 409 && /\blibrary\b[^.]*\blocked\b/i.test(body);
+}
+
 /** The error for a non-2xx answer that retries did not resolve. */
 export function httpError(
   req: RequestDescription,
@@ -69,6 +79,13 @@ export function httpError(
   }
   if (status === 404)
     return make('not_found', 'Check the library id and the object key: nothing exists at this path.');
+  if (isLockedWrite(req.method, status, body))
+    // Only after the retries the HTTP layer gave it: the lock outlasted them (or the budget).
+    return make(
+      'conflict',
+      'Another write held the library locked through every retry of this call; wait a moment, then retry: nothing of this request was applied.',
+      { retryable: true },
+    );
   if (status === 409)
     return make(
       'conflict',

@@ -1,6 +1,7 @@
 /**
  * One request to the Zotero API. The layers every call needs (the per-client in-flight limit,
- * the server's Backoff pause, 429/503 retries within the call's budget, a timeout, bounded
+ * the server's Backoff pause, 429/503 and 409 "library locked" retries within the call's
+ * budget, a timeout, bounded
  * resends of safe requests after a reset, redirects that keep the key at home, redaction) are
  * the shared outbound HTTP layer's (core/http/send.ts); this file adds what is Zotero's: the
  * headers, the URL, typed errors and the parsed answer. Everything above (paging, batches, the
@@ -12,6 +13,7 @@ import { ZoteusError } from '../errors.js';
 import { createRedactor, type Redactor } from '../redact.js';
 import {
   httpError,
+  isLockedWrite,
   networkError,
   rateLimitedError,
   throttledError,
@@ -176,7 +178,8 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
     // Nor do Zotero's own headers (the API version, write tokens, version preconditions): a
     // file's storage server is told nothing of Zotero.
     homeHeaders: (name) => /^(zotero-|if-)/i.test(name),
-    retry: { backoffHeader: true },
+    // A write that found the library locked by another write applied nothing: wait, send again.
+    retry: { backoffHeader: true, waitOut: (status, text, method) => isLockedWrite(method, status, text) },
   });
   const budgetMs = options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
 
@@ -215,6 +218,7 @@ export function createHttp(options: ZoteroClientOptions = {}): Http {
         // Only a request whose repeat cannot do anything twice may be resent after a reset.
         resendable: method === 'GET' || method === 'HEAD' || opts.writeToken !== undefined,
         call: opts.call ?? newCall(budgetMs),
+        beforeSend: opts.beforeSend,
         failures,
       },
       (answer) => {

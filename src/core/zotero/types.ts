@@ -80,6 +80,11 @@ export interface RequestOptions {
   call?: CallContext | undefined;
   /** The input field the request concerns, named by a 413 when the server does not say. */
   field?: string | undefined;
+  /**
+   * Runs once, when the request has its in-flight slot and is about to go out for the first
+   * time; what it throws, the request rejects with, and nothing was sent.
+   */
+  beforeSend?: (() => void) | undefined;
 }
 
 export type IncompleteReason = 'cap' | 'ignored_start' | 'library_changed' | 'short_read';

@@ -1,9 +1,13 @@
 /**
  * Fault injection. Each rule answers the next `times` matching requests (default 1), in the
  * order the rules were added. Answer-replacing faults (rateLimit, status, reset) are exclusive:
- * the first matching one wins. Decorating faults (slow, backoff, concurrentEdit) stack.
+ * the first matching one wins. Decorating faults (slow, backoff, concurrentEdit) stack. A
+ * `lock` rule is used only by a write that finds another write to its library in progress.
  */
 import type { FaultInjector, FaultKind, Match, ZoteroTestServer } from './types.js';
+
+/** Zotero's answer (409) to a write that finds its library locked by another write. */
+export const LIBRARY_LOCKED = 'The library is currently locked. Please wait and try again.';
 
 interface Rule {
   kind: FaultKind;
@@ -59,6 +63,24 @@ export class Faults implements FaultInjector {
     this.add({ kind: 'concurrentEdit', apply: o.apply }, o);
   }
 
+  lock(o: { times?: number; match?: Match } = {}): void {
+    this.add({ kind: 'lock' }, o);
+  }
+
+  /**
+   * Whether a write that arrives while another write to its library is in progress answers
+   * 409 locked (uses up a `lock` rule), rather than being applied after it.
+   */
+  takeLock(method: string, target: string): boolean {
+    const rule = this.rules.find(
+      (r) => r.kind === 'lock' && r.remaining > 0 && matches(r.match, method, target),
+    );
+    if (!rule) return false;
+    rule.remaining--;
+    this.rules = this.rules.filter((r) => r.remaining > 0);
+    return true;
+  }
+
   ignoreStart(on: boolean): void {
     this.ignoringStart = on;
   }
@@ -77,7 +99,9 @@ export class Faults implements FaultInjector {
   /** Picks (and uses up) the faults for one request; `target` is the path plus query string. */
   take(method: string, target: string): FaultPlan {
     const plan: FaultPlan = { slowMs: 0, edits: [] };
-    const matching = this.rules.filter((r) => r.remaining > 0 && matches(r.match, method, target));
+    const matching = this.rules.filter(
+      (r) => r.kind !== 'lock' && r.remaining > 0 && matches(r.match, method, target),
+    );
     const replacing = matching.find((r) => REPLACING.has(r.kind));
     const used: Rule[] = [];
     if (replacing) {

@@ -9,7 +9,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Downloads } from './downloads.js';
-import { Faults } from './faults.js';
+import { Faults, LIBRARY_LOCKED } from './faults.js';
 import { headerRecord, HttpError, parseBody, queryRecord, readBody, send, type Ctx } from './http.js';
 import { route } from './router.js';
 import { routeLocal, type LocalApiConfig } from './routes-local.js';
@@ -19,6 +19,7 @@ import type { RequestLogEntry, StartOptions, ZoteroTestServer } from './types.js
 import { LOCAL_UPLOAD_PREFIX, STORAGE_PREFIX, Uploads } from './uploads.js';
 
 export { randomKey, isValidKey, KEY_CHARS } from './keys.js';
+export { LIBRARY_LOCKED } from './faults.js';
 export type * from './types.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,6 +36,8 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
   let maxInFlight = 0;
   let base = '';
   let local: LocalApiConfig | undefined;
+  /** Writes in progress (arrived, not yet answered) per library prefix, for the `lock` fault. */
+  const writing = new Map<string, number>();
   let localWrites: LocalWritesConfig | undefined;
 
   const httpServer = createServer((req, res) => {
@@ -90,6 +93,24 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     try {
       const plan = faults.take(ctx.method, url.pathname + url.search);
       if (plan.kind) entry.fault = plan.kind;
+      const library = writeTarget(ctx.method, url.pathname);
+      let locked = false;
+      if (library !== undefined && !plan.replace) {
+        locked = (writing.get(library) ?? 0) > 0 && faults.takeLock(ctx.method, url.pathname + url.search);
+        if (locked) entry.fault = 'lock';
+        else {
+          // In progress until answered (or reset): a write arriving meanwhile finds it locked.
+          writing.set(library, (writing.get(library) ?? 0) + 1);
+          let holding = true;
+          const unlock = (): void => {
+            if (!holding) return;
+            holding = false;
+            writing.set(library, (writing.get(library) ?? 1) - 1);
+          };
+          res.on('finish', unlock);
+          res.on('close', unlock);
+        }
+      }
       const wait = latency + plan.slowMs;
       if (wait > 0) await sleep(wait);
       if (res.destroyed) return; // the server closed meanwhile
@@ -102,6 +123,7 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
         req.socket.resetAndDestroy();
         return;
       }
+      if (locked) return send(ctx, 409, LIBRARY_LOCKED);
       if (fault) {
         const headers: Record<string, string> = {};
         if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
@@ -178,4 +200,10 @@ export async function startZoteroServer(opts: StartOptions = {}): Promise<Zotero
     },
   };
   return server;
+}
+
+/** The library a write (POST, PATCH, PUT, DELETE) of the Web API changes, e.g. `users/1`. */
+function writeTarget(method: string, path: string): string | undefined {
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return undefined;
+  return /^\/((?:users|groups)\/\d+)\//.exec(path)?.[1];
 }

@@ -147,7 +147,7 @@ export interface RequestLogEntry {
 }
 
 export type Match = { method?: string; path?: string | RegExp };
-export type FaultKind = 'rateLimit' | 'backoff' | 'reset' | 'slow' | 'status' | 'concurrentEdit';
+export type FaultKind = 'rateLimit' | 'backoff' | 'reset' | 'slow' | 'status' | 'concurrentEdit' | 'lock';
 
 export interface FaultInjector {
   /** The next `times` (default 1) matching requests answer 429 (or 503), with `Retry-After` if given. */
@@ -162,6 +162,13 @@ export interface FaultInjector {
   status(o: { status: number; body?: string; times?: number; match?: Match }): void;
   /** Run `apply` just before handling the matching request: another client wrote in between. */
   concurrentEdit(o: { match?: Match; times?: number; apply: (server: ZoteroTestServer) => void }): void;
+  /**
+   * Zotero's library lock: the next `times` matching writes (POST, PATCH, PUT, DELETE) that
+   * arrive while another write to the same library is in progress (arrived, not yet answered)
+   * answer `409` with `LIBRARY_LOCKED` (faults.ts) after the latency, applying nothing (a write token is not
+   * used). Without it such a write is applied after the one in progress, as always.
+   */
+  lock(o?: { times?: number; match?: Match }): void;
   /** Deviate like a broken compatible server: ignore `start`, always serve the first page. */
   ignoreStart(on: boolean): void;
   clear(): void;

@@ -37,7 +37,8 @@
  * Knobs: BENCH_SCALE_SIZES (10000,50000,250000), BENCH_SCALE_CACHE (the cache folder, default
  * $TMPDIR/zoteus-scale-cache), BENCH_SCALE_CALLS (200 in-process calls per figure),
  * BENCH_SCALE_PROCS (5 processes per command), BENCH_SCALE_MCP (largest|all|off),
- * BENCH_SCALE_MCP_CALLS (200 calls of each tool), BENCH_SCALE_OUT (also write the figures as
+ * BENCH_SCALE_MCP_CALLS (200 calls of each tool), BENCH_SCALE_MCP_BUDGET_S (300: a tool's calls stop
+ * once they have taken that long, after at least 20), BENCH_SCALE_OUT (also write the figures as
  * JSON to this file).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -69,6 +70,7 @@ const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 200);
 const PROCS = Number(process.env.BENCH_SCALE_PROCS ?? 5);
 const MCP = process.env.BENCH_SCALE_MCP ?? 'largest';
 const MCP_CALLS = Number(process.env.BENCH_SCALE_MCP_CALLS ?? 200);
+const MCP_BUDGET_S = Number(process.env.BENCH_SCALE_MCP_BUDGET_S ?? 300);
 const OUT = process.env.BENCH_SCALE_OUT;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ZOT = join(ROOT, 'bin', 'zot');
@@ -306,9 +308,10 @@ for (const items of SIZES) {
               ROOT,
               mcpCalls,
               MCP_CALLS,
+              MCP_BUDGET_S * 1000,
             );
             for (const t of mcp.tools) {
-              add(`MCP: ${t.what} p50`, t.p50, 'ms', `${t.calls} calls; ${t.note}`);
+              add(`MCP: ${t.what} p50`, t.p50, 'ms', `${t.calls} calls${t.note ? `; ${t.note}` : ''}`);
               add(`MCP: ${t.what} p99`, t.p99, 'ms', `max ${t.max.toFixed(1)} ms`);
             }
             add(

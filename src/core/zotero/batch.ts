@@ -268,8 +268,12 @@ export async function writeBatch<T = ZoteroObject>(
       };
       launch();
     });
-    // Nothing was answered: as with one request, the failure is the caller's.
-    if (stopped && answers.every((a) => a === undefined)) throw stopped.error;
+    // Nothing was answered: as with one request, the failure is the caller's; one whose chunk
+    // may have landed (no answer) first, so that the caller reads before it judges.
+    if (stopped && answers.every((a) => a === undefined)) {
+      const unknown = errors.find((e) => e instanceof ZoteusError && outcomeUnknown(e));
+      throw unknown ?? stopped.error;
+    }
     parts.forEach((indexes, c) => {
       const answer = answers[c];
       if (answer !== undefined) collect(indexes, answer);

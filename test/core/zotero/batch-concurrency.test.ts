@@ -156,6 +156,23 @@ describe('writeBatch: concurrent chunks', () => {
     for (const [i, key] of keys.entries())
       expect(lib.items.get(key)?.title).toBe(landed.has(key) ? `new ${key}` : `T${i}`);
   });
+
+  it('when no chunk was answered, throws the failure whose chunk may have landed rather than a refusal', async () => {
+    h = await setup({}, { latencyMs: 20 });
+    const lib = h.server.library(LIB);
+    const keys = lib.addItems(Array.from({ length: 100 }, (_, i) => ({ title: `T${i}` })));
+    h.server.faults.status({ status: 413, body: 'Request too large', match: { method: 'POST' } });
+    h.server.faults.reset({ match: { method: 'POST' } });
+    const objects = keys.map((key) => ({ key, version: lib.version, title: 'new' }));
+    const error = await caught(h.client.writeBatch(LIB, 'items', objects));
+    expect(
+      posts()
+        .map((e) => e.status)
+        .sort(),
+    ).toEqual([0, 413]);
+    // The reset chunk's answer was lost: the caller must read before it says what failed.
+    expect(error.code).toBe('network_error');
+  });
 });
 
 describe("writeBatch: Zotero's 409 library locked", () => {

@@ -25,7 +25,12 @@ import { loadNote, median, printTable, printTimingRows, timers, type TimingRow }
 import { createSqliteReader } from '../src/core/library/readers/sqlite.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../src/core/local/index.js';
 import { postgresRankedIndex } from '../src/core/search-index/postgres-rank.js';
-import { searchIndexMigration, searchOwner, updatePgIndex } from '../src/core/search-index/postgres.js';
+import {
+  searchFulltextMigration,
+  searchIndexMigration,
+  searchOwner,
+  updatePgIndex,
+} from '../src/core/search-index/postgres.js';
 import { sqliteRankedIndex } from '../src/core/search-index/ranked.js';
 import { indexFile, openIndexDb, type IndexDb } from '../src/core/search-index/store.js';
 import { updateIndex } from '../src/core/search-index/update.js';
@@ -93,7 +98,7 @@ beforeAll(async () => {
     );
   }
   db = await openPostgresClient(await postgresDatabase());
-  await migrate(db, [searchIndexMigration]);
+  await migrate(db, [searchIndexMigration, searchFulltextMigration]);
 }, 900_000);
 
 afterAll(async () => {

@@ -6,39 +6,28 @@
  * the tenant has none yet (then in this request: there is no background build on a replica),
  * and ranked as the local index ranks (`postgres-rank.ts`).
  */
-import type { Deps, SharedState } from '../tool.js';
+import type { LibraryArgs } from '../library/address.js';
+import type { Deps } from '../tool.js';
 import { rankPgIndex } from './postgres-rank.js';
-import { readPgMeta, searchOwner, updatePgIndex } from './postgres.js';
 import type { RankOptions, ScoredHit } from './rank.js';
 import type { LibraryAnswer } from './semantic.js';
-import type { IndexedLibrary } from './service.js';
+import { readPgMeta } from './postgres.js';
+import { runIndexUpdate, type IndexedLibrary } from './service.js';
 
 export async function rankSharedLibrary(
-  deps: Pick<Deps, 'progress' | 'log' | 'clock'>,
-  state: SharedState,
-  lib: IndexedLibrary,
+  deps: Deps,
+  args: LibraryArgs,
+  lib: IndexedLibrary & { shared: NonNullable<IndexedLibrary['shared']> },
   query: string,
   options: RankOptions,
 ): Promise<{ answer: LibraryAnswer; hits: ScoredHit[] }> {
-  const owner = searchOwner(state.owner, lib.library);
+  const { state, owner } = lib.shared;
   const existed = (await readPgMeta(state.db, owner, 'complete')) === '1';
   let vectorsError: string | undefined;
-  const phases = new Set<string>();
-  const report = await updatePgIndex(state.db, owner, lib.feed, {
-    embedder: options.embedder,
-    now: () => deps.clock.now(),
+  const report = await runIndexUpdate(deps, args, lib, {
     onVectorsError: (error) => {
       vectorsError = error instanceof Error ? error.message : String(error);
       deps.log.warn(`Embedding the changed items of ${lib.library} failed: ${vectorsError}`);
-    },
-    onProgress: (e) => {
-      if (!phases.has(e.phase)) {
-        phases.add(e.phase);
-        deps.progress({ event: 'start', phase: e.phase, total: e.total });
-      }
-      deps.progress({ event: 'progress', phase: e.phase, done: e.done, total: e.total });
-      if (e.done === e.total)
-        deps.progress({ event: 'complete', phase: e.phase, done: e.done, total: e.total });
     },
   });
   const ranked = await rankPgIndex(state.db, owner, query, options);

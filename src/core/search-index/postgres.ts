@@ -30,7 +30,7 @@ import { WEIGHTS } from './rank.js';
 import { toRecord, type IndexRecord } from './records.js';
 import { TEXT_COLUMNS } from './store.js';
 import { ftsFold } from './terms.js';
-import type { IndexProgress, UpdateReport } from './update.js';
+import type { FulltextLookup, IndexProgress, UpdateReport } from './update.js';
 
 /** Bumped when what goes into the rows changes: an owner's rows of another version are rebuilt. */
 export const PG_INDEX_SCHEMA_VERSION = '1';
@@ -97,6 +97,22 @@ export const searchIndexMigration: Migration = {
   statements: (dialect) => (dialect === 'postgres' ? DDL : []),
 };
 
+/**
+ * Which attachments' full text was read, for which state of the attachment (`sig`), and from
+ * where (`source`; null: it has none): `fulltext_state` of the SQLite index.
+ */
+export const searchFulltextMigration: Migration = {
+  id: '0101_search_fulltext',
+  statements: (dialect) =>
+    dialect === 'postgres'
+      ? [
+          `CREATE TABLE search_fulltext_state (
+            owner TEXT NOT NULL, rid BIGINT NOT NULL, sig TEXT NOT NULL, source TEXT,
+            PRIMARY KEY (owner, rid))`,
+        ]
+      : [],
+};
+
 /** The owner of a tenant's library's rows: `<tenant>:users/1`. */
 export function searchOwner(tenant: string, library: string): string {
   return `${tenant}:${library}`;
@@ -154,6 +170,60 @@ async function writePgMeta(
   }
 }
 
+/** What one owner's index holds (`indexStatus` of service.ts), without changing it. */
+export async function pgIndexStatus(
+  db: SqlClient,
+  owner: string,
+): Promise<{
+  complete: boolean;
+  items: number;
+  topLevel: number;
+  trashed: number;
+  fulltextDocuments: number;
+  vectors: { count: number; model: string } | null;
+  bytes: number;
+  libraryVersion: number | null;
+  updatedAt: string | null;
+  source: string | null;
+  fingerprint: string | null;
+}> {
+  const [counts] = await db.query<{ items: number; top: number; trashed: number; bytes: number }>(
+    `SELECT count(*)::int AS items,
+            (count(*) FILTER (WHERE parent IS NULL AND deleted = 0))::int AS top,
+            (count(*) FILTER (WHERE deleted = 1))::int AS trashed,
+            coalesce(sum(pg_column_size(i.*)), 0)::bigint AS bytes
+     FROM search_items i WHERE owner = ?`,
+    [owner],
+  );
+  const [texts] = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM search_fulltext_state WHERE owner = ? AND source IS NOT NULL',
+    [owner],
+  );
+  const [vectors] = await db.query<{ model: string; n: number }>(
+    'SELECT model, count(*)::int AS n FROM search_vectors WHERE owner = ? GROUP BY model',
+    [owner],
+  );
+  const meta = new Map(
+    (await db.query<{ k: string; v: string }>('SELECT k, v FROM search_meta WHERE owner = ?', [owner])).map(
+      (r) => [r.k, r.v],
+    ),
+  );
+  const version = Number(meta.get('library_version'));
+  return {
+    complete: meta.get('complete') === '1',
+    items: Number(counts?.items ?? 0),
+    topLevel: Number(counts?.top ?? 0),
+    trashed: Number(counts?.trashed ?? 0),
+    fulltextDocuments: Number(texts?.n ?? 0),
+    vectors: vectors ? { count: Number(vectors.n), model: vectors.model } : null,
+    bytes: Number(counts?.bytes ?? 0),
+    libraryVersion: meta.has('library_version') && Number.isSafeInteger(version) ? version : null,
+    updatedAt: meta.get('updated_at') ?? null,
+    source: meta.get('source') ?? null,
+    fingerprint: meta.get('fingerprint') ?? null,
+  };
+}
+
 /** Removes every row of one owner (a rebuild, or a tenant who leaves). */
 export async function dropPgIndex(db: SqlClient, owner: string): Promise<void> {
   await db.transaction(async (tx) => {
@@ -163,6 +233,7 @@ export async function dropPgIndex(db: SqlClient, owner: string): Promise<void> {
       'search_item_tags',
       'search_item_collections',
       'search_vectors',
+      'search_fulltext_state',
       'search_meta',
     ])
       await tx.run(`DELETE FROM ${t} WHERE owner = ?`, [owner]);
@@ -171,6 +242,8 @@ export async function dropPgIndex(db: SqlClient, owner: string): Promise<void> {
 
 export interface PgUpdateOptions {
   rebuild?: boolean;
+  /** Attachments' full text, read for those whose state changed (ZOTEUS_INDEX_FULLTEXT). */
+  fulltext?: FulltextLookup | undefined;
   onProgress?: (event: IndexProgress) => void;
   embedder?: Embedder | undefined;
   /** As `updateIndex`'s: a failure to embed is handed here and the update succeeds without vectors. */
@@ -187,7 +260,7 @@ const ROWS_PER_INSERT = 100;
  * (ask what changed, compare signatures, fetch what differs, delete what is gone; each batch in
  * its own transaction, the "complete" mark last, so a stopped build resumes). Row ids are handed
  * out in the feed's order, as SQLite's are, so "the most recently indexed" means the same rows.
- * Attachments' full text is not read here yet (`ZOTEUS_INDEX_FULLTEXT` is a local feature).
+ * With `fulltext`, attachments whose text was not read for their current state are read next.
  */
 export async function updatePgIndex(
   db: SqlClient,
@@ -237,15 +310,9 @@ export async function updatePgIndex(
       options,
       report,
     );
-    // BM25's row count and token total, read by every ranked search (postgres-rank.ts).
-    const [stats] = await db.query<{ n: number; tokens: number }>(
-      'SELECT count(*)::int AS n, coalesce(sum(ntok), 0)::bigint AS tokens FROM search_items WHERE owner = ?',
-      [owner],
-    );
     await writePgMeta(db, owner, {
       schema_version: PG_INDEX_SCHEMA_VERSION,
-      rows: stats!.n,
-      tokens: stats!.tokens,
+      ...(await bm25Counts(db, owner)),
       cursor,
       source: feed.source,
       fingerprint,
@@ -253,6 +320,11 @@ export async function updatePgIndex(
       complete: 1,
       updated_at: new Date(now()).toISOString(),
     });
+  }
+  if (options.fulltext) {
+    report.fulltext = await updatePgFulltext(db, owner, options.fulltext, options);
+    if (report.fulltext.indexed + report.fulltext.empty > 0)
+      await writePgMeta(db, owner, await bm25Counts(db, owner));
   }
   if (options.embedder) {
     try {
@@ -263,6 +335,15 @@ export async function updatePgIndex(
     }
   }
   return report;
+}
+
+/** BM25's row count and token total, read by every ranked search (postgres-rank.ts). */
+async function bm25Counts(db: SqlClient, owner: string): Promise<{ rows: number; tokens: number }> {
+  const [stats] = await db.query<{ n: number; tokens: number }>(
+    'SELECT count(*)::int AS n, coalesce(sum(ntok), 0)::bigint AS tokens FROM search_items WHERE owner = ?',
+    [owner],
+  );
+  return { rows: Number(stats!.n), tokens: Number(stats!.tokens) };
 }
 
 async function updateItems(
@@ -496,7 +577,13 @@ async function removeRows(tx: SqlClient, owner: string, keys: readonly string[])
     ])
   ).map((r) => Number(r.rid));
   if (rids.length === 0) return;
-  for (const t of ['search_items', 'search_item_tags', 'search_item_collections', 'search_vectors'])
+  for (const t of [
+    'search_items',
+    'search_item_tags',
+    'search_item_collections',
+    'search_vectors',
+    'search_fulltext_state',
+  ])
     await tx.run(`DELETE FROM ${t} WHERE owner = ? AND rid = ANY(?::bigint[])`, [owner, rids]);
 }
 
@@ -526,6 +613,72 @@ async function relink(tx: SqlClient, owner: string, keys: readonly string[]): Pr
      WHERE i.owner = ? AND i.key IN (SELECT key FROM affected)`,
     [keys, owner, owner],
   );
+}
+
+/**
+ * Attachments whose full text was not read for their current state (`updateFulltext` of
+ * update.ts): each one's text goes into its row's `fulltext` column, its words into the row's
+ * frequencies, token count and `tsvector`, and the terms; an unreadable one is counted failed
+ * and tried again next time (no state is kept for it).
+ */
+async function updatePgFulltext(
+  db: SqlClient,
+  owner: string,
+  lookup: FulltextLookup,
+  options: PgUpdateOptions,
+): Promise<NonNullable<UpdateReport['fulltext']>> {
+  const todo = await db.query<{ rid: number; key: string; sig: string }>(
+    `SELECT i.rid, i.key, i.sig FROM search_items i
+     LEFT JOIN search_fulltext_state f ON f.owner = i.owner AND f.rid = i.rid
+     WHERE i.owner = ? AND i.item_type = 'attachment' AND i.deleted = 0 AND (f.sig IS NULL OR f.sig <> i.sig)
+     ORDER BY i.rid`,
+    [owner],
+  );
+  // A text changes the token total: the counts BM25 reads are made again by the caller.
+  if (todo.length > 0) await writePgMeta(db, owner, { rows: undefined, tokens: undefined });
+  const result = { indexed: 0, empty: 0, failed: 0 };
+  let done = 0;
+  for (const row of todo) {
+    if (options.signal?.aborted) throw aborted();
+    let found: { text: string; source: string } | undefined;
+    try {
+      found = await lookup(row.key);
+    } catch {
+      result.failed++;
+      options.onProgress?.({ phase: 'fulltext', done: ++done, total: todo.length });
+      continue;
+    }
+    await db.transaction(async (tx) => {
+      const [current] = await tx.query<Record<(typeof TEXT_COLUMNS)[number], string> & { sig: string }>(
+        `SELECT sig, ${TEXT_COLUMNS.join(', ')} FROM search_items WHERE owner = ? AND rid = ? FOR UPDATE`,
+        [owner, row.rid],
+      );
+      // Changed or removed since the list was read: the next update reads it for its new state.
+      if (!current || current.sig !== row.sig) return;
+      const text = { ...current, fulltext: found?.text ?? '' };
+      const { tf, ntok } = weighed(text);
+      const lexemes = Object.keys(tf).filter((w) => Buffer.byteLength(w) <= MAX_LEXEME_BYTES);
+      await tx.run(
+        `UPDATE search_items SET fulltext = ?, ntok = ?, tf = ?::jsonb, tsv = array_to_tsvector(?::text[])
+         WHERE owner = ? AND rid = ?`,
+        [text.fulltext, ntok, JSON.stringify(tf), lexemes, owner, row.rid],
+      );
+      await tx.run(
+        `INSERT INTO search_fulltext_state (owner, rid, sig, source) VALUES (?, ?, ?, ?)
+         ON CONFLICT (owner, rid) DO UPDATE SET sig = excluded.sig, source = excluded.source`,
+        [owner, row.rid, row.sig, found?.source ?? null],
+      );
+      if (found && lexemes.length > 0)
+        await tx.run(
+          'INSERT INTO search_terms (owner, term) SELECT ?, unnest(?::text[]) ON CONFLICT DO NOTHING',
+          [owner, lexemes],
+        );
+    });
+    if (found) result.indexed++;
+    else result.empty++;
+    options.onProgress?.({ phase: 'fulltext', done: ++done, total: todo.length });
+  }
+  return result;
 }
 
 /** Text given to the embedder per item (update.ts). */

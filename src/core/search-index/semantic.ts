@@ -79,9 +79,9 @@ export async function semanticSearch(deps: Deps, input: SemanticInput): Promise<
     if (seen.has(lib.library)) continue;
     seen.add(lib.library);
     // A tenant of a shared deployment on PostgreSQL: the library's index is in the database.
-    if (deps.sharedState?.db.dialect === 'postgres') {
+    if (lib.shared) {
       const { rankSharedLibrary } = await import('./postgres-semantic.js');
-      const shared = await rankSharedLibrary(deps, deps.sharedState, lib, input.q, {
+      const shared = await rankSharedLibrary(deps, args, { ...lib, shared: lib.shared }, input.q, {
         limit,
         mode,
         embedder,

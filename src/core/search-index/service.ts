@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { ZoteusError } from '../errors.js';
 import type { LibraryArgs } from '../library/address.js';
 import type { BackendName, LibraryReader } from '../library/port.js';
-import type { Deps } from '../tool.js';
+import type { Deps, SharedState } from '../tool.js';
 import { createEmbedder } from './embeddings.js';
 import type { IndexFeed } from './feed.js';
 import {
@@ -19,7 +19,7 @@ import {
   readMeta,
   type IndexDb,
 } from './store.js';
-import { updateIndex, type FulltextLookup, type UpdateReport } from './update.js';
+import { updateIndex, type FulltextLookup, type IndexProgress, type UpdateReport } from './update.js';
 
 export interface IndexedLibrary {
   reader: LibraryReader;
@@ -27,7 +27,10 @@ export interface IndexedLibrary {
   backend: BackendName;
   /** `users/1`, `groups/2`: as the router names it. */
   library: string;
+  /** The index file; on a shared deployment, `postgresql:<library>` (the rows are in the database). */
   path: string;
+  /** On a shared deployment whose state database is PostgreSQL: where the index rows are. */
+  shared?: { state: SharedState; owner: string } | undefined;
 }
 
 export interface IndexStatus {
@@ -58,6 +61,18 @@ export async function indexedLibrary(deps: Deps, args: LibraryArgs): Promise<Ind
   );
   if (!reader.feed) {
     throw new ZoteusError('internal_error', `The ${route.backend} backend cannot feed a search index.`);
+  }
+  const state = deps.sharedState;
+  if (state?.db.dialect === 'postgres') {
+    const { searchOwner } = await import('./postgres.js');
+    return {
+      reader,
+      feed: reader.feed,
+      backend: route.backend,
+      library: route.library,
+      path: `postgresql:${route.library}`,
+      shared: { state, owner: searchOwner(state.owner, route.library) },
+    };
   }
   return {
     reader,
@@ -91,6 +106,21 @@ export async function runIndexUpdate(
   lib: IndexedLibrary,
   options: { rebuild?: boolean; fulltext?: boolean; onVectorsError?: (error: unknown) => void } = {},
 ): Promise<UpdateReport> {
+  const embedder = createEmbedder(deps.config, { clock: deps.clock, redact: deps.redact, log: deps.log });
+  const shared = {
+    rebuild: options.rebuild === true,
+    fulltext: (options.fulltext ?? deps.config.indexFulltext) ? fulltextLookup(deps, args) : undefined,
+    embedder,
+    onVectorsError: options.onVectorsError,
+    now: () => deps.clock.now(),
+    onProgress: progressOf(deps),
+  };
+  if (lib.shared) {
+    // Any replica may build or update it; two at once do the same work twice, rightly (row ids
+    // are claimed, rows upserted by key).
+    const { updatePgIndex } = await import('./postgres.js');
+    return updatePgIndex(lib.shared.state.db, lib.shared.owner, lib.feed, shared);
+  }
   const release = acquireBuildLock(lib.path);
   if (!release) {
     throw new ZoteusError(
@@ -105,30 +135,27 @@ export async function runIndexUpdate(
   let db: IndexDb | undefined;
   try {
     db = await openIndexDb(lib.path, { create: true });
-    const embedder = createEmbedder(deps.config, { clock: deps.clock, redact: deps.redact, log: deps.log });
-    const phases = new Set<string>();
-    return await updateIndex(db!, lib.feed, {
-      rebuild: options.rebuild === true,
-      fulltext: (options.fulltext ?? deps.config.indexFulltext) ? fulltextLookup(deps, args) : undefined,
-      embedder,
-      onVectorsError: options.onVectorsError,
-      now: () => deps.clock.now(),
-      onProgress: (e) => {
-        if (!phases.has(e.phase)) {
-          phases.add(e.phase);
-          deps.progress({ event: 'start', phase: e.phase, total: e.total });
-        }
-        deps.progress({ event: 'progress', phase: e.phase, done: e.done, total: e.total });
-        // Fix (tests): `complete` always goes out (progress events are throttled on the CLI), so a
-        // reader of the NDJSON events knows each phase finished (docs/cli.md).
-        if (e.done === e.total)
-          deps.progress({ event: 'complete', phase: e.phase, done: e.done, total: e.total });
-      },
-    });
+    return await updateIndex(db!, lib.feed, shared);
   } finally {
     db?.close();
     release();
   }
+}
+
+/** An index update's progress as progress events: start, progress, complete per phase. */
+function progressOf(deps: Pick<Deps, 'progress'>): (e: IndexProgress) => void {
+  const phases = new Set<string>();
+  return (e) => {
+    if (!phases.has(e.phase)) {
+      phases.add(e.phase);
+      deps.progress({ event: 'start', phase: e.phase, total: e.total });
+    }
+    deps.progress({ event: 'progress', phase: e.phase, done: e.done, total: e.total });
+    // Fix (tests): `complete` always goes out (progress events are throttled on the CLI), so a
+    // reader of the NDJSON events knows each phase finished (docs/cli.md).
+    if (e.done === e.total)
+      deps.progress({ event: 'complete', phase: e.phase, done: e.done, total: e.total });
+  };
 }
 
 /** Top-level items not in the trash: what a library "has" for an agent. */
@@ -141,6 +168,22 @@ export function topLevelItems(db: IndexDb): number {
 
 /** What is in the index now, without changing it. */
 export async function indexStatus(lib: IndexedLibrary): Promise<IndexStatus> {
+  if (lib.shared) {
+    const { pgIndexStatus } = await import('./postgres.js');
+    const found = await pgIndexStatus(lib.shared.state.db, lib.shared.owner);
+    let upToDate: boolean | null = null;
+    if (found.complete && found.source === lib.feed.source) {
+      const fp = await lib.feed.fingerprint();
+      if (fp !== undefined) upToDate = fp === found.fingerprint;
+    } else if (found.complete) upToDate = false;
+    const { complete, fingerprint: _fingerprint, ...counts } = found;
+    return {
+      ...counts,
+      state: complete ? 'complete' : found.items > 0 ? 'partial' : 'absent',
+      building: false,
+      upToDate,
+    };
+  }
   const building = buildInProgress(lib.path);
   const db = await openIndexDb(lib.path, { create: false });
   if (!db) {

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { journalMigration } from '../journal/store-sql.js';
-import { searchIndexMigration } from '../search-index/postgres.js';
+import { searchFulltextMigration, searchIndexMigration } from '../search-index/postgres.js';
 import { tenantsMigration, tenantUserMigration } from '../tenants/store.js';
 import { authMigrations } from './auth-store.js';
 import { idempotencyMigration } from './idempotency-sql.js';
@@ -32,6 +32,7 @@ export const STATE_MIGRATIONS: readonly Migration[] = [
   tenantFilesMigration,
   mcpSessionsMigration,
   { id: '0100_auth', statements: authMigrations },
+  searchFulltextMigration,
 ];
 
 export interface StateDatabase {

@@ -15,7 +15,12 @@ import type { IndexFeed } from '../../../src/core/search-index/feed.js';
 import { queryPgIndex } from '../../../src/core/search-index/postgres-query.js';
 import { rankPgIndex, postgresRankedIndex } from '../../../src/core/search-index/postgres-rank.js';
 import { queryIndex, type IndexQuery } from '../../../src/core/search-index/query.js';
-import { searchIndexMigration, searchOwner, updatePgIndex } from '../../../src/core/search-index/postgres.js';
+import {
+  searchFulltextMigration,
+  searchIndexMigration,
+  searchOwner,
+  updatePgIndex,
+} from '../../../src/core/search-index/postgres.js';
 import { sqliteRankedIndex } from '../../../src/core/search-index/ranked.js';
 import { indexFile, openIndexDb, type IndexDb } from '../../../src/core/search-index/store.js';
 import { updateIndex } from '../../../src/core/search-index/update.js';
@@ -97,7 +102,7 @@ beforeAll(async () => {
   index = (await openIndexDb(indexFile(join(tmp.dir, 'data'), 'users/0'), { create: true }))!;
   await updateIndex(index, feed, { embedder });
   pg = await openPostgresClient(await postgresUrl());
-  await migrate(pg, [searchIndexMigration]);
+  await migrate(pg, [searchIndexMigration, searchFulltextMigration]);
 }, 300_000);
 
 afterAll(async () => {

@@ -5,12 +5,13 @@
  * decided by reading its key back, never by a token's 412 alone: Zotero counts a token as used
  * even when every object of its request failed, and forgets tokens after 12 hours.
  *
- * Per chunk of 50: when an earlier attempt may have written (`ids.resumed`), the keys are read
- * first and only the missing objects are sent; a whole-request 412 (token spent), a lost answer
- * or a per-object "already exists" is settled the same way, by reading back.
+ * Per chunk of 50 (the chunks run concurrently, children after their parents' chunk): when an
+ * earlier attempt may have written (`ids.resumed`), the keys are read first and only the
+ * missing objects are sent; a whole-request 412 (token spent), a lost answer or a per-object
+ * "already exists" is settled the same way, by reading back.
  */
 import { toZoteusError, ZoteusError } from '../errors.js';
-import { chunk, failedByError, failedEntry, reasonForCode } from '../zotero/index.js';
+import { chunk, chunkDependencies, failedByError, failedEntry, reasonForCode } from '../zotero/index.js';
 import type {
   CallContext,
   FailedEntry,
@@ -23,6 +24,9 @@ import type { WriteIds } from './ids.js';
 
 /** Attempts of one chunk that each found the token spent and objects still missing. */
 const MAX_ATTEMPTS = 3;
+
+/** Thrown by `beforeSend` of a chunk whose request stopped: that chunk was never sent. */
+class NotStarted extends Error {}
 
 /** Per-object answers that can mean "an object with this key exists already". */
 const MAY_EXIST = new Set([409, 412, 428]);
@@ -45,9 +49,10 @@ export interface CreateObjectsInput {
 }
 
 /**
- * Creates the objects, 50 a request. Answers per input index like `writeBatch`: `successful`
- * (with the object when the server or the read-back gave it), `failed`. The first chunk's
- * failure, when nothing landed, is thrown: it is the call's failure.
+ * Creates the objects, 50 a request, the chunks at once within the client's in-flight bound (a
+ * chunk naming a parent that another chunk creates waits for it). Answers per input index like
+ * `writeBatch`: `successful` (with the object when the server or the read-back gave it),
+ * `failed`. A failure when nothing landed is thrown: it is the call's failure.
  */
 export async function createObjects(
   client: ZoteroClient,
@@ -71,22 +76,63 @@ export async function createObjects(
     if (v !== undefined) result.libraryVersion = Math.max(result.libraryVersion ?? 0, v);
   };
   const parts = chunk(input.objects.map((_, i) => i));
+  // The chunks go at once (the client's in-flight bound limits them), except that one naming a
+  // parent another chunk creates waits for that chunk; after a failure no chunk is sent.
+  const needs = chunkDependencies(
+    input.kind,
+    input.objects.map((o, i) => ({ ...o, key: keys[i] })),
+    parts,
+  );
+  const finished = parts.map(() => false);
+  const started = parts.map(() => false);
+  const errors: unknown[] = parts.map(() => undefined);
+  let stopped: { error: unknown } | undefined;
+  const beforeSend = (): void => {
+    // Another chunk failed while this one queued for a slot: it is not sent.
+    if (stopped) throw new NotStarted();
+  };
   let done = 0;
-  for (let c = 0; c < parts.length; c++) {
-    const indexes = parts[c] as number[];
-    try {
-      await createChunk(client, input, keys, indexes, call, result, noteVersion);
-    } catch (error) {
-      // Nothing of the request landed yet: the caller gets the error itself.
-      if (result.successful.length === 0) throw error;
-      const settled = new Set([...result.successful, ...result.failed].map((e) => e.index));
-      for (const i of parts.slice(c).flat()) {
-        if (!settled.has(i)) result.failed.push(failedByError(i, keys[i], error));
+  await new Promise<void>((resolve) => {
+    let running = 0;
+    const launch = (): void => {
+      for (let c = 0; c < parts.length && !stopped; c++) {
+        if (started[c] || !(needs[c] as number[]).every((d) => finished[d])) continue;
+        started[c] = true;
+        running++;
+        const indexes = parts[c] as number[];
+        void createChunk(client, input, keys, indexes, call, result, noteVersion, beforeSend)
+          .then(
+            () => {
+              finished[c] = true;
+              done += indexes.length;
+              input.progress?.(done, input.objects.length);
+            },
+            (error: unknown) => {
+              if (error instanceof NotStarted) return;
+              errors[c] = error;
+              stopped ??= { error };
+            },
+          )
+          .finally(() => {
+            running--;
+            launch();
+          });
       }
-      break;
-    }
-    done += indexes.length;
-    input.progress?.(done, input.objects.length);
+      if (running === 0) resolve();
+    };
+    launch();
+  });
+  if (stopped) {
+    // Nothing of the request landed: the caller gets the error itself.
+    if (result.successful.length === 0) throw stopped.error;
+    // What a failed chunk did not settle failed with its error; a chunk not sent, with the first.
+    const settled = new Set([...result.successful, ...result.failed].map((e) => e.index));
+    parts.forEach((indexes, c) => {
+      if (finished[c]) return;
+      for (const i of indexes) {
+        if (!settled.has(i)) result.failed.push(failedByError(i, keys[i], errors[c] ?? stopped?.error));
+      }
+    });
   }
   const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
   result.successful.sort(byIndex);
@@ -102,6 +148,7 @@ async function createChunk(
   call: CallContext,
   result: WriteBatchResult<ZoteroObject>,
   noteVersion: (v: number | undefined) => void,
+  beforeSend: () => void,
 ): Promise<void> {
   const { library, kind, ids } = input;
   let pending = [...indexes];
@@ -143,9 +190,10 @@ async function createChunk(
         library,
         kind,
         pending.map((i) => ({ ...(input.objects[i] as Record<string, unknown>), key: keys[i] })),
-        { call, writeToken: token },
+        { call, writeToken: token, beforeSend },
       );
     } catch (error) {
+      if (error instanceof NotStarted) throw error;
       const err = toZoteusError(error);
       if (err.status === 412) {
         // The token was used by an earlier attempt: what it created is there, the rest is sent again.

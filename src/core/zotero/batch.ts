@@ -199,7 +199,10 @@ export async function writeBatch<T = ZoteroObject>(
       writeToken: options.writeToken,
       ifUnmodifiedSinceVersion: version,
       call,
-      beforeSend,
+      beforeSend: () => {
+        options.beforeSend?.();
+        beforeSend?.();
+      },
     });
     if (response.data === null || typeof response.data !== 'object')
       throw malformed(http, `POST /${lib}/${kind}`, response.status);

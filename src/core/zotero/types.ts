@@ -156,6 +156,11 @@ export interface WriteBatchOptions {
    * caller once per logical request, so that every attempt of it sends the same one.
    */
   writeToken?: string | undefined;
+  /**
+   * Runs before each request of the batch goes out (with its in-flight slot); what it throws,
+   * that request rejects with, unsent (createObjects stopping its other chunks after a failure).
+   */
+  beforeSend?: (() => void) | undefined;
 }
 
 export interface DeleteBatchResult {

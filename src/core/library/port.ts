@@ -93,6 +93,16 @@ export interface LibraryReader {
   item(key: string): Promise<WebApiItem | undefined>;
   children(key: string): Promise<WebApiItem[]>;
   tags(options?: { includeTrashed?: boolean }): Promise<TagEntry[]>;
+  /**
+   * Items by type, top-level and in the trash, counted at once where a backend can (the
+   * filters' own answers otherwise: one query per type present, `zotero_stats`).
+   */
+  itemCounts?(): Promise<{
+    total: number;
+    byType: Record<string, number>;
+    topLevel: number;
+    trash: number;
+  }>;
   libraryVersion(): Promise<number | undefined>;
   /** The library's saved searches (definitions), trashed ones too, in no particular order. */
   searches?(): Promise<{ searches: WebApiSearch[]; libraryVersion: number | undefined }>;

@@ -7,7 +7,8 @@
  * excluded (`itemType=-book&itemType=-note…`); its type is the next one, and the drop in
  * `totalResults` from one query to the next is that type's count. One query per type present
  * (plus one), so a library of ten types costs eleven, and types this Zoteus does not know
- * (a newer Zotero's) are counted too.
+ * (a newer Zotero's) are counted too. A reader that can count at once (zotero.sqlite:
+ * `itemCounts`, three small queries) is asked that instead.
  */
 import type { LibraryArgs } from '../../library/address.js';
 import type { ItemQuery, LibraryReader } from '../../library/port.js';
@@ -68,10 +69,11 @@ async function countByType(
 
 export async function libraryStats(deps: Deps, input: LibraryArgs): Promise<StatsOutput> {
   const { reader, route } = await openReader(deps, input);
+  const counted = reader.itemCounts ? reader.itemCounts() : undefined;
   const [{ total, byType }, topLevel, trash, collections, tags, version] = await Promise.all([
-    countByType(reader),
-    count(reader, { top: true }),
-    count(reader, { onlyTrashed: true }),
+    counted ?? countByType(reader),
+    counted ? counted.then((c) => c.topLevel) : count(reader, { top: true }),
+    counted ? counted.then((c) => c.trash) : count(reader, { onlyTrashed: true }),
     reader.collections(),
     reader.tags(),
     reader.libraryVersion(),

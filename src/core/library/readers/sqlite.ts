@@ -344,6 +344,8 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
 
     feed,
 
+    itemCounts: () => sqlite.itemCounts(libraryID),
+
     libraryVersion: () => sqlite.libraryVersion(libraryID),
 
     async searches() {

@@ -11,6 +11,7 @@ import { ZoteusError } from '../../errors.js';
 import type { FulltextWords } from './fulltext.js';
 import { typeInfoCache, type DbContext } from './hydrate.js';
 import { readLibraries } from './libraries.js';
+import type { TrashState } from './counts.js';
 import type { LibraryIndex } from './library-index.js';
 import { loadSchemaMap } from './schema-map.js';
 import {
@@ -84,6 +85,8 @@ export interface Connection {
   libraries: Map<number, LocalLibrary>;
   /** The in-memory table of each library read so far (library-index.ts). */
   indexes: Map<number, LibraryIndex>;
+  /** Each library's items, parents and trash state, when counted without that table (counts.ts). */
+  trash: Map<number, TrashState>;
   /** Zotero's full-text word list, loaded on first use (fulltext.ts). */
   fulltext: FulltextWords | undefined;
   /** The data directory (where `storage/` is). */
@@ -284,6 +287,7 @@ export class Connections {
       ctx,
       libraries,
       indexes: new Map(),
+      trash: new Map(),
       fulltext: undefined,
       dataDir: this.dataDir,
     };

@@ -15,6 +15,7 @@ import { dirname } from 'node:path';
 import { loadDatabaseClass } from '../../sqlite-driver.js';
 import { collectionItemCounts, collections } from './collections.js';
 import { Connections, type OpenZoteroSqliteOptions } from './connection.js';
+import { itemCounts, type ItemCounts } from './counts.js';
 import { citationKeyFacts, exportListingKeys, type KeyFacts } from './exports.js';
 import { fulltextInfo, fulltextKeys } from './fulltext.js';
 import { children, item, itemCount, itemKeys, items, itemsByKeys, searchItems } from './items.js';
@@ -103,6 +104,8 @@ export interface ZoteroSqliteReader {
   itemStats(libraryID: number): Promise<ItemStats>;
   /** How many items (children and trashed ones included) the library holds. */
   itemCount(libraryID: number): Promise<number>;
+  /** The counts of `zotero_stats` (by type, top-level, trash), without the in-memory table. */
+  itemCounts(libraryID: number): Promise<ItemCounts>;
   /** Every item key of the library (children and trashed ones included). */
   itemKeys(libraryID: number): Promise<string[]>;
   /** Items by key in the Web API shape (trashed ones too), in the order given; unknown keys left out. */
@@ -233,6 +236,10 @@ class Reader implements ZoteroSqliteReader {
 
   itemCount(libraryID: number): Promise<number> {
     return this.connections.run((conn) => itemCount(conn, libraryID));
+  }
+
+  itemCounts(libraryID: number): Promise<ItemCounts> {
+    return this.connections.run((conn) => itemCounts(conn, libraryID));
   }
 
   itemKeys(libraryID: number): Promise<string[]> {

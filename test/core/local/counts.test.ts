@@ -1,0 +1,95 @@
+/**
+ * `zotero_stats`'s counts and the tag list, read from zotero.sqlite without the in-memory table
+ * (counts.ts): the same numbers as the table's filters give, on the sample library and on a
+ * generated one with a trash (trashed parents, their children, a trashed child of a live parent),
+ * in both libraries of the file.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openZoteroSqlite } from '../../../src/core/local/index.js';
+import { buildLargeLibrary } from '../../../src/demo/sample/index.js';
+import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
+import { tempDir } from './helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeAll(async () => {
+  tmp = tempDir();
+  await buildSampleLibrary(join(tmp.dir, 'sample.sqlite'));
+  await buildLargeLibrary(join(tmp.dir, 'large.sqlite'), { items: 3000, collections: 50, groupItems: 300 });
+}, 120_000);
+afterAll(() => tmp?.cleanup());
+
+/** The counts as the in-memory table's filters give them (one listing per question). */
+async function byFilters(path: string, libraryID: number) {
+  const reader = await openZoteroSqlite(path);
+  try {
+    const count = async (o: Record<string, unknown>) =>
+      (await reader.items(libraryID, { ...o, limit: 0 })).totalResults;
+    const all = await reader.items(libraryID, { includeTrashed: true });
+    const byType: Record<string, number> = {};
+    const live = await reader.items(libraryID, {});
+    for (const item of live.items) byType[item.data.itemType] = (byType[item.data.itemType] ?? 0) + 1;
+    return {
+      counts: {
+        total: live.totalResults,
+        byType,
+        topLevel: await count({ top: true }),
+        trash: await count({ onlyTrashed: true }),
+      },
+      everything: all.totalResults,
+      tags: await reader.tags(libraryID),
+      allTags: await reader.tags(libraryID, { includeTrashed: true }),
+    };
+  } finally {
+    reader.close();
+  }
+}
+
+describe('counts without the in-memory table', () => {
+  for (const [file, libraries] of [
+    ['sample.sqlite', [{ type: 'user' }, { type: 'group', groupID: SAMPLE_KEYS.group.groupID }]],
+    ['large.sqlite', [{ type: 'user' }, { type: 'group', groupID: 90001 }]],
+  ] as const) {
+    it(`equal the table's filters on ${file}, both libraries`, async () => {
+      const path = join(tmp.dir, file);
+      for (const library of libraries) {
+        const reader = await openZoteroSqlite(path);
+        let libraryID: number;
+        let counts, tags, allTags;
+        try {
+          libraryID = await reader.libraryIdFor(library);
+          // Asked first, so the in-memory table is not built by anything before them.
+          counts = await reader.itemCounts(libraryID);
+          tags = await reader.tags(libraryID);
+          allTags = await reader.tags(libraryID, { includeTrashed: true });
+        } finally {
+          reader.close();
+        }
+        const expected = await byFilters(path, libraryID);
+        expect(counts).toEqual(expected.counts);
+        // Most frequent first, then by name.
+        const entries = Object.entries(counts.byType);
+        expect(entries).toEqual([...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+        expect(counts.total + counts.trash).toBe(expected.everything);
+        expect(tags).toEqual(expected.tags);
+        expect(allTags).toEqual(expected.allTags);
+      }
+    });
+  }
+
+  it('the generated library has what the comparison needs: a trash with children under it', async () => {
+    const reader = await openZoteroSqlite(join(tmp.dir, 'large.sqlite'));
+    try {
+      const libraryID = await reader.libraryIdFor({ type: 'user' });
+      const trashed = await reader.items(libraryID, { onlyTrashed: true });
+      expect(trashed.totalResults).toBeGreaterThan(10);
+      expect(trashed.items.some((i) => i.data.parentItem !== undefined)).toBe(true);
+      // Some tag is counted differently with the trash: the trash holds tagged items.
+      expect(await reader.tags(libraryID, { includeTrashed: true })).not.toEqual(
+        await reader.tags(libraryID),
+      );
+    } finally {
+      reader.close();
+    }
+  });
+});

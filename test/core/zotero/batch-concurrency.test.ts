@@ -261,6 +261,16 @@ describe("writeBatch: Zotero's 409 library locked", () => {
     expect(h.server.library(LIB).items.size).toBe(0);
   });
 
+  it("waits as long as a locked answer's Retry-After says, then sends again", async () => {
+    h = await setup();
+    h.server.faults.status({ status: 409, body: LIBRARY_LOCKED, retryAfter: 2, match: { method: 'POST' } });
+    const key = randomKey();
+    const result = await h.client.writeBatch(LIB, 'items', [{ key, itemType: 'book', title: 'x' }]);
+    expect(h.clock.sleeps).toEqual([2000]);
+    expect(posts().map((e) => e.status)).toEqual([409, 200]);
+    expect(result.successful.map((s) => s.key)).toEqual([key]);
+  });
+
   it('does not retry a 409 that is not a lock', async () => {
     h = await setup();
     const [key] = h.server.library(LIB).addItems([{ title: 'x' }]);

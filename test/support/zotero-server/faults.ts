@@ -55,8 +55,8 @@ export class Faults implements FaultInjector {
     this.add({ kind: 'slow', ms: o.ms }, o);
   }
 
-  status(o: { status: number; body?: string; times?: number; match?: Match }): void {
-    this.add({ kind: 'status', status: o.status, body: o.body }, o);
+  status(o: { status: number; body?: string; retryAfter?: number; times?: number; match?: Match }): void {
+    this.add({ kind: 'status', status: o.status, body: o.body, retryAfter: o.retryAfter }, o);
   }
 
   concurrentEdit(o: { match?: Match; times?: number; apply: (server: ZoteroTestServer) => void }): void {

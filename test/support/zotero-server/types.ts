@@ -158,8 +158,8 @@ export interface FaultInjector {
   reset(o?: { times?: number; match?: Match }): void;
   /** Delay the answer by `ms`. */
   slow(o: { ms: number; times?: number; match?: Match }): void;
-  /** Arbitrary error answer. */
-  status(o: { status: number; body?: string; times?: number; match?: Match }): void;
+  /** Arbitrary error answer (with `Retry-After` if given). */
+  status(o: { status: number; body?: string; retryAfter?: number; times?: number; match?: Match }): void;
   /** Run `apply` just before handling the matching request: another client wrote in between. */
   concurrentEdit(o: { match?: Match; times?: number; apply: (server: ZoteroTestServer) => void }): void;
   /**

@@ -18,7 +18,11 @@ import type { Deps } from '../tool.js';
 import { zoteroDataDir } from '../citations/styles.js';
 import { localSchema } from '../items/schema.js';
 import { betterBibtexRpcUrl, createBetterBibtexRpc, lookupBetterBibtexKeys } from './better-bibtex.js';
-import { createKeyAssigner, keyFieldNames, type KeyAssignment, type KeyScope } from './keys.js';
+import { cachedKeys, keepKeys } from './key-cache.js';
+import { createKeyAssigner, keyFieldNames, ownKeyOf, type KeyAssignment, type KeyScope } from './keys.js';
+
+/** Types that have no citation key (keys.ts passes them over). */
+const NO_KEY = new Set(['note', 'attachment', 'annotation']);
 
 /** Items read per page when the whole library is the universe of keys. */
 const PAGE = 1000;
@@ -94,6 +98,23 @@ export async function libraryKeys(
     } else betterBibtex = { from: null, reason: found.reason };
   }
   const unique: KeyScope = desktop ? 'library' : 'export';
+  // The whole library's keys, kept between processes, when Better BibTeX gave none of these
+  // items a key of its own (one would take its key from the others: key-cache.ts).
+  const keyed = items.filter((i) => !NO_KEY.has(i.data.itemType));
+  const bbtMatters = keyed.some((i) => !ownKeyOf(i) && bbtKeys?.get(i.key)?.trim());
+  const cacheId =
+    unique === 'library' && sqlite && !bbtMatters
+      ? {
+          source: sqlite.sqlite.source,
+          libraryID: sqlite.libraryID,
+          fingerprint: (await sqlite.sqlite.status()).fingerprint,
+          schema: `${schema.version}:${schema.source}`,
+        }
+      : undefined;
+  if (cacheId) {
+    const kept = cachedKeys(deps.config.cacheDir, cacheId, [...new Set(keyed.map((i) => i.key))]);
+    if (kept) return { assignment: kept, unique, betterBibtex };
+  }
   const assigner = createKeyAssigner({ schema, unique, betterBibtex: bbtKeys });
   if (unique === 'export') for (const item of items) assigner.add(item);
   else {
@@ -121,7 +142,12 @@ export async function libraryKeys(
       }
     }
     // An exported item the listing did not hold (added meanwhile) still gets its key.
-    for (const item of items) if (!seen.has(item.key)) assigner.add(item);
+    const unlisted = keyed.filter((item) => !seen.has(item.key));
+    for (const item of unlisted) assigner.add(item);
+    const assignment = assigner.assign();
+    // Kept only when made from the database alone, as its fingerprint says.
+    if (cacheId && unlisted.length === 0) keepKeys(deps.config.cacheDir, cacheId, assignment);
+    return { assignment, unique, betterBibtex };
   }
   return { assignment: assigner.assign(), unique, betterBibtex };
 }

@@ -483,9 +483,14 @@ export function fileResourceUri(root: string, path: string): string | undefined 
   }
   for (const base of candidates) {
     if (!inside(base, path)) continue;
-    return `zotero://files/${relative(base, path).split(sep).map(encodeURIComponent).join('/')}`;
+    return savedFileUri(relative(base, path).split(sep).join('/'));
   }
   return undefined;
+}
+
+/** The resource of a saved file by its path in the caller's folder (`a/b.md`), each segment percent-encoded. */
+export function savedFileUri(pathInFolder: string): string {
+  return `zotero://files/${pathInFolder.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 /** `out` with `saved.resource` (its fileResourceUri) on a shared deployment; as it is otherwise. */

@@ -66,6 +66,8 @@ export interface TenantFileStore {
   read(path: string): Promise<Uint8Array | undefined>;
   /** Deletes the file at `path`; whether there was one. */
   delete(path: string): Promise<boolean>;
+  /** The owner's files by path, at most `limit` of them, and how many there are. */
+  list(limit: number): Promise<{ files: Array<{ path: string } & TenantFileInfo>; total: number }>;
   /** The bytes the owner's files take. */
   used(): Promise<number>;
 }
@@ -178,6 +180,30 @@ export function sqlTenantFileStore(db: SqlClient, owner: string): TenantFileStor
         path,
       ]);
       return changes > 0;
+    },
+    async list(limit) {
+      const rows = await db.query<{
+        path: string;
+        size: number | string;
+        content_type: string | null;
+        updated_at: number | string;
+      }>(
+        'SELECT path, size, content_type, updated_at FROM tenant_files WHERE owner = ? ORDER BY path LIMIT ?',
+        [owner, limit],
+      );
+      const [count] = await db.query<{ n: number | string }>(
+        'SELECT count(*) AS n FROM tenant_files WHERE owner = ?',
+        [owner],
+      );
+      return {
+        files: rows.map((r) => ({
+          path: r.path,
+          size: Number(r.size),
+          contentType: r.content_type ?? undefined,
+          updatedAt: Number(r.updated_at),
+        })),
+        total: Number(count?.n ?? 0),
+      };
     },
     used: () => usedBy(db, owner),
   };

@@ -21,6 +21,7 @@ import type { AuthServerOptions } from './auth/routes.js';
 import type { Principal } from './auth/principal.js';
 import type { AuthSettings } from './auth/settings.js';
 import { callerFolderName } from './server.js';
+import { tenantQuotaBytes } from '../../render/save.js';
 import { tenantRuntime } from './tenant-runtime.js';
 
 export interface Deployment {
@@ -138,6 +139,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
         await tenants.put({ id: signedIn.tenantId, username: signedIn.username, apiKey: signedIn.apiKey });
         runtime.forget(signedIn.tenantId);
       },
+      files: runtime.filesAccess(tenantQuotaBytes(env)),
       now,
     },
     async tenantDeps(principal) {

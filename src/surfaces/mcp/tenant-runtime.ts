@@ -12,7 +12,9 @@ import { createServiceRegistry } from '../../core/deps.js';
 import { migrationStatus } from '../../core/store/migrations.js';
 import { STATE_MIGRATIONS, type StateDatabase } from '../../core/store/state.js';
 import type { Tenant, TenantStore } from '../../core/tenants/store.js';
+import { sqlTenantFileStore } from '../../core/store/tenant-files.js';
 import type { ServiceRegistry, SharedState } from '../../core/tool.js';
+import type { FilesAccess } from './auth/files.js';
 
 /** How long a tenant's decrypted key is kept in memory before the database is asked again. */
 const TENANT_CACHE_MS = 60_000;
@@ -25,6 +27,8 @@ export interface TenantRuntime {
   tenantOf(id: string): Promise<Tenant | undefined>;
   servicesOf(id: string): ServiceRegistry;
   sharedStateOf(id: string): SharedState;
+  /** The tenant's saved files, within `quota` bytes (`/account/files`, auth/files.ts). */
+  filesAccess(quota: number): FilesAccess;
   /** The tenant's key changed: its record and services are dropped, the next call starts afresh. */
   forget(id: string): void;
   /** For `/readyz`: the database answers and has every migration. */
@@ -73,6 +77,10 @@ export function tenantRuntime(
       open.set(id, services);
       return services;
     },
+    filesAccess: (quota) => ({
+      storeOf: (id) => sqlTenantFileStore(state.db, `tenant:${id}`),
+      quota,
+    }),
     sharedStateOf: (id) => ({
       db: state.db,
       owner: `tenant:${id}`,

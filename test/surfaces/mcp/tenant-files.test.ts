@@ -139,9 +139,11 @@ describe("a tenant's files on a shared deployment of two replicas", () => {
   /** Ada and Bob, each with a client of replica A and one of replica B. */
   let ada: [Client, Client];
   let bob: [Client, Client];
+  let adaToken: string;
+  let bobToken: string;
   beforeAll(async () => {
-    const adaToken = await signIn({ userID: 101, username: 'ada', apiKey: KEY_ADA });
-    const bobToken = await signIn({ userID: 202, username: 'bob', apiKey: KEY_BOB });
+    adaToken = await signIn({ userID: 101, username: 'ada', apiKey: KEY_ADA });
+    bobToken = await signIn({ userID: 202, username: 'bob', apiKey: KEY_BOB });
     ada = [await clientOn(0, adaToken), await clientOn(1, adaToken)];
     bob = [await clientOn(0, bobToken), await clientOn(1, bobToken)];
   });
@@ -306,6 +308,56 @@ describe("a tenant's files on a shared deployment of two replicas", () => {
     const back = await bob[0].readResource({ uri: 'zotero://files/big/one.md' });
     expect((back.contents[0] as { text: string }).text).toContain('ddd');
     expect(filesOnDisk()).toEqual([]);
+  });
+
+  it('each person lists and deletes their own saved files over /account/files, through either replica; room comes back', async () => {
+    const files = (i: number, token: string, path = '', method = 'GET') =>
+      fetch(`${replicas[i]!.url}/account/files${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const listed = async (i: number, token: string) =>
+      (await (await files(i, token)).json()) as {
+        used: number;
+        quota: number;
+        total: number;
+        files: Array<{ path: string; size: number; uri: string; content_type: string | null }>;
+      };
+    const bobs = await listed(0, bobToken);
+    expect(bobs.files.map((f) => f.path)).toEqual(['big/one.md', 'tables/ev one.md']);
+    expect(bobs).toMatchObject({ quota: 52_428, total: 2 });
+    expect(bobs.used).toBe(bobs.files.reduce((sum, f) => sum + f.size, 0));
+    expect(bobs.files[1]).toMatchObject({
+      uri: 'zotero://files/tables/ev%20one.md',
+      content_type: 'text/markdown',
+    });
+    // Ada's list holds only hers; her token cannot delete Bob's file (it is not hers: 404), his stays.
+    expect((await listed(1, adaToken)).files.map((f) => f.path)).not.toContain('big/one.md');
+    const stolen = await files(1, adaToken, '/big/one.md', 'DELETE');
+    expect(stolen.status).toBe(404);
+    expect(Object.keys(await rowsOf('tenant:202'))).toEqual(['big/one.md', 'tables/ev one.md']);
+    // No token: 401 naming the metadata, nothing deleted.
+    const anonymous = await fetch(`${replicas[0]!.url}/account/files/big/one.md`, { method: 'DELETE' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('resource_metadata=');
+    // Bob deletes his large file through replica B: gone from the list and as a resource, room back.
+    const deleted = await files(1, bobToken, '/big/one.md', 'DELETE');
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toMatchObject({ deleted: 'big/one.md', quota: 52_428 });
+    expect((await listed(0, bobToken)).files.map((f) => f.path)).toEqual(['tables/ev one.md']);
+    expect((await refusalOf(bob[0], 'zotero://files/big/one.md')).message).toContain(
+      'You have no saved file',
+    );
+    expect((await files(0, bobToken, '/big/one.md', 'DELETE')).status).toBe(404);
+    const fits = await bob[0].callTool({
+      name: 'zotero_evidence_table',
+      arguments: { question: 'Q', rows: [row('e'.repeat(30_000))], save_path: 'big/two.md' },
+    });
+    expect(fits.isError ?? false).toBe(false);
+    // A path with a space, URL-encoded as the list's paths are.
+    expect((await files(0, bobToken, '/tables/ev%20one.md', 'DELETE')).status).toBe(200);
+    expect((await listed(1, bobToken)).files.map((f) => f.path)).toEqual(['big/two.md']);
+    expect((await files(0, bobToken, '', 'POST')).status).toBe(405);
   });
 
   it('a plan awaiting apply is the tenant’s row in the state database; another tenant cannot apply it', async () => {

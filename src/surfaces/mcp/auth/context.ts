@@ -2,6 +2,7 @@
  * What the authorization server's endpoints share: the options its caller gives (settings,
  * store, the Zotero sign-in, what to do with a signed-in user's key), the clock and the URLs.
  */
+import type { FilesAccess } from './files.js';
 import type { AuthStore } from '../../../core/store/auth-store.js';
 import { type AuthUrls } from './metadata.js';
 import type { SignedInTenant } from './principal.js';
@@ -15,6 +16,8 @@ export interface AuthServerOptions {
   signIn: ZoteroSignIn;
   /** Called once per sign-in with the user's Zotero key, before the code is issued; a throw fails the sign-in. */
   onSignIn: (tenant: SignedInTenant) => Promise<void>;
+  /** Each person's saved files (files.ts): `/account/files`. */
+  files?: FilesAccess | undefined;
   /** For tests: the clock of expiries. */
   now?: () => number;
 }

@@ -12,6 +12,7 @@ import type { SecretKeys } from '../../../core/tenants/secrets.js';
 import { tenantStore } from '../../../core/tenants/store.js';
 import { createZoteroClient } from '../../../core/zotero/client.js';
 import { tenantConfig, type Deployment, type DeploymentOptions } from '../deployment.js';
+import { tenantQuotaBytes } from '../../../render/save.js';
 import { tenantRuntime } from '../tenant-runtime.js';
 import { SETTINGS_PATH, ZOTERO_KEY_PATH } from './account.js';
 
@@ -45,6 +46,7 @@ export async function openOidcDeployment(
     auth: {
       settings,
       oidc,
+      files: runtime.filesAccess(tenantQuotaBytes(options.env)),
       now,
       account: {
         tenants,

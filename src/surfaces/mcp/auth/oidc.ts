@@ -20,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { accountRoutes, type AccountOptions } from './account.js';
 import { challenge, type BearerCheck } from './bearer.js';
 import { isLoopbackHost } from '../loopback.js';
+import { filesRoutes, type FilesAccess } from './files.js';
 import { PRM_PATH, authUrls, protectedResourceMetadata, type AuthUrls } from './metadata.js';
 import { grantOf, type Principal } from './principal.js';
 import { sendJson, sendOAuthError } from './respond.js';
@@ -49,6 +50,8 @@ export interface OidcServerOptions {
   oidc: OidcSettings;
   /** Each person's Zotero key (account.ts). */
   account: AccountOptions;
+  /** Each person's saved files (files.ts): `/account/files`. */
+  files?: FilesAccess | undefined;
   /** For tests: the clock of expiries (milliseconds). */
   now?: () => number;
 }
@@ -358,6 +361,9 @@ export function createOidcServer(
     log: context.log,
     corsHeaders: CORS_HEADERS,
   });
+  const files = options.files
+    ? filesRoutes(options.files, { authenticate: (req) => authenticate(req), corsHeaders: CORS_HEADERS })
+    : undefined;
 
   return {
     publicUrl: urls.issuer,
@@ -377,6 +383,7 @@ export function createOidcServer(
         }
         return true;
       }
+      if (files && (await files.handle(req, res, path))) return true;
       return account.handle(req, res, path);
     },
     authenticate: (req: IncomingMessage) => authenticate(req),

@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAuthorize, handleContinue, handleZoteroCallback } from './authorize.js';
 import { checkBearer, type BearerCheck } from './bearer.js';
 import { registerClient } from './clients.js';
+import { filesRoutes } from './files.js';
 import { isLoopbackHost } from '../loopback.js';
 import type { AuthContext, AuthServerOptions as BuiltInOptions } from './context.js';
 import {
@@ -137,10 +138,15 @@ export function createAuthServer(
     },
   };
 
+  const files = options.files
+    ? filesRoutes(options.files, { authenticate: (req) => checkBearer(ctx, req), corsHeaders: CORS_HEADERS })
+    : undefined;
+
   return {
     publicUrl: urls.issuer,
     resource: urls.resource,
     async handle(req, res, path) {
+      if (files && (await files.handle(req, res, path))) return true;
       const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
       if (!route) return false;
       if (req.method === 'OPTIONS' && route.cors) {

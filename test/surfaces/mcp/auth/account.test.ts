@@ -138,6 +138,14 @@ describe.each(['sqlite', 'postgres'] as const)('Zotero keys of an OpenID deploym
     );
     const posted = await api('POST', '/account/zotero-key', undefined, { key: KEY_ADA });
     expect(posted.status).toBe(401);
+    // The saved files too (files.ts): none without a token; with one, the person's own (none yet).
+    expect((await api('GET', '/account/files', undefined)).status).toBe(401);
+    expect((await api('DELETE', '/account/files/a.md', undefined)).status).toBe(401);
+    expect(await api('GET', '/account/files', tokenOf('ada'))).toMatchObject({
+      status: 200,
+      body: { used: 0, total: 0, files: [] },
+    });
+    expect(await api('DELETE', '/account/files/a.md', tokenOf('ada'))).toMatchObject({ status: 404 });
     expect(await api('GET', '/account', tokenOf('ada'))).toMatchObject({
       body: { zotero_key_stored: false },
     });

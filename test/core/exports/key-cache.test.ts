@@ -43,7 +43,7 @@ async function keysOf(args: string[]): Promise<Key[]> {
 /** The keys of the whole library's top-level items, page after page (each answer is bounded). */
 async function everyKey(): Promise<Key[]> {
   const out: Key[] = [];
-  for (let start: number | undefined = 0; start !== undefined; ) {
+  for (let start: number | undefined = 0; start !== undefined;) {
     const r = await zotAt(['export', '--all', '--limit', '1000', '--start', String(start)], { env });
     expect(r.code).toBe(0);
     const data = r.json().data as { keys: Key[]; nextStart?: number };

@@ -200,8 +200,26 @@ export async function openSqlJournal(
           `SELECT * FROM journal_requests ${clause} ORDER BY created_at DESC, request_id DESC LIMIT ? OFFSET ?`,
           [...params, query.limit, query.start],
         );
-        const requests: RequestSummary[] = [];
-        for (const row of rows) {
+        // The page's entry counts and undos in two queries, not two per request.
+        const ids = rows.map((r) => r.request_id);
+        const marks = ids.map(() => '?').join(', ');
+        const grouped =
+          ids.length === 0
+            ? []
+            : await db.query<{ request_id: string; status: EntryStatus; op: EntryOp; n: number }>(
+                `SELECT request_id, status, op, COUNT(*) AS n FROM journal_entries
+                 WHERE owner = ? AND request_id IN (${marks}) GROUP BY request_id, status, op`,
+                [owner, ...ids],
+              );
+        const undos =
+          ids.length === 0
+            ? []
+            : await db.query<{ request_id: string; undo_of: string }>(
+                `SELECT request_id, undo_of FROM journal_requests WHERE owner = ? AND undo_of IN (${marks})
+                 ORDER BY created_at, request_id`,
+                [owner, ...ids],
+              );
+        const requests: RequestSummary[] = rows.map((row) => {
           const counts: Record<EntryStatus, number> = {
             pending: 0,
             done: 0,
@@ -210,21 +228,14 @@ export async function openSqlJournal(
             unknown: 0,
           };
           const ops: Record<EntryOp, number> = { update: 0, create: 0, delete: 0, other: 0 };
-          const grouped = await db.query<{ status: EntryStatus; op: EntryOp; n: number }>(
-            `SELECT status, op, COUNT(*) AS n FROM journal_entries WHERE owner = ? AND request_id = ?
-             GROUP BY status, op`,
-            [owner, row.request_id],
-          );
           for (const c of grouped) {
+            if (c.request_id !== row.request_id) continue;
             counts[c.status] += Number(c.n);
             ops[c.op] += Number(c.n);
           }
-          const undoneBy = await db.query<{ request_id: string }>(
-            'SELECT request_id FROM journal_requests WHERE owner = ? AND undo_of = ? ORDER BY created_at',
-            [owner, row.request_id],
-          );
-          requests.push({ ...toRequest(row), counts, ops, undoneBy: undoneBy.map((r) => r.request_id) });
-        }
+          const undoneBy = undos.filter((u) => u.undo_of === row.request_id).map((u) => u.request_id);
+          return { ...toRequest(row), counts, ops, undoneBy };
+        });
         return { requests, total: Number(count?.n ?? 0) };
       }),
     close: async () => {},

@@ -203,3 +203,50 @@ describe.each(engines)('journal records in %s', (_name, open, shared) => {
     await bob.close();
   });
 });
+
+describe('a page of the shared journal', () => {
+  it('costs the same few queries for 30 requests as for 1 (no queries per request)', async () => {
+    const inner = await openPostgresClient(await postgresUrl(), { max: 2 });
+    clients.push(inner);
+    await migrate(inner, [journalMigration]);
+    let queries = 0;
+    const counted: SqlClient = {
+      ...inner,
+      query: (sql, params) => {
+        queries++;
+        return inner.query(sql, params);
+      },
+      run: (sql, params) => {
+        queries++;
+        return inner.run(sql, params);
+      },
+    };
+    const j = await openSqlJournal(counted, 'carol', { now: () => T0 + 100 });
+    for (let i = 0; i < 30; i++) {
+      await j.beginRequest(request(`c${String(i).padStart(2, '0')}`, T0 + i));
+      await j.record(`c${String(i).padStart(2, '0')}`, [
+        {
+          library: 'users/1',
+          kind: 'items',
+          key: `K${i}AAAAAA`.slice(0, 8),
+          op: 'update',
+          before: {},
+          sent: {},
+        },
+      ]);
+    }
+    await j.beginRequest(request('undo-c00', T0 + 50, { tool: 'zotero_undo', undoOf: 'c00' }));
+    const cost = async (limit: number) => {
+      queries = 0;
+      const page = await j.history({ start: 0, limit });
+      return { queries, page };
+    };
+    const one = await cost(1);
+    const many = await cost(31);
+    expect(many.page.requests).toHaveLength(31);
+    expect(many.page.requests.at(-1)).toMatchObject({ requestId: 'c00', undoneBy: ['undo-c00'] });
+    expect(many.page.requests.at(-1)!.counts.pending).toBe(1);
+    expect(many.queries).toBe(one.queries);
+    expect(many.queries).toBeLessThanOrEqual(4);
+  });
+});

@@ -3,34 +3,50 @@
  * loopback, private, carrier-grade NAT, link-local, benchmark, multicast or reserved ranges,
  * nor IPv6's unique-local, link-local and mapped forms of those.
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import type * as Dns from 'node:dns/promises';
+import type * as Net from 'node:net';
+import { builtin } from '../builtin.js';
 import { ZoteusError } from '../errors.js';
 
+// node:net and node:dns are loaded on first use: every `zot` command loads this module (through
+// the HTTP layer), and node:net costs a process about 7 ms at start; most never fetch anything.
+let netModule: typeof Net | undefined;
+const nodeNet = (): typeof Net => (netModule ??= builtin<typeof Net>('node:net'));
+const isIP = (address: string): number => nodeNet().isIP(address);
+
+let nonPublic: Net.BlockList | undefined;
 /** Addresses a shared server never fetches from on a caller's word. */
-const NON_PUBLIC = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
+function nonPublicList(): Net.BlockList {
+  if (nonPublic) return nonPublic;
+  const list = new (nodeNet().BlockList)();
+  addSubnets(list);
+  return (nonPublic = list);
 }
-for (const [net, prefix] of [
-  ['::', 127],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
+
+function addSubnets(list: Net.BlockList): void {
+  for (const [net, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['224.0.0.0', 3],
+  ] as const) {
+    list.addSubnet(net, prefix, 'ipv4');
+  }
+  for (const [net, prefix] of [
+    ['::', 127],
+    ['64:ff9b::', 96],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ] as const) {
+    list.addSubnet(net, prefix, 'ipv6');
+  }
 }
 
 export function isPublicAddress(address: string): boolean {
@@ -39,7 +55,7 @@ export function isPublicAddress(address: string): boolean {
   // An IPv4-mapped address is the IPv4 address it maps (BlockList would match it to every IPv4 rule).
   const mapped = /^::ffff:(.+)$/i.exec(address);
   if (family === 6 && mapped) return isIP(mapped[1]!) === 4 && isPublicAddress(mapped[1]!);
-  return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return !nonPublicList().check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /**
@@ -52,10 +68,12 @@ export async function refuseNonPublic(url: URL): Promise<void> {
   const addresses =
     isIP(host) !== 0
       ? [host]
-      : await lookup(host, { all: true, verbatim: true }).then(
-          (found) => found.map((a) => a.address),
-          () => [] as string[],
-        );
+      : await builtin<typeof Dns>('node:dns/promises')
+          .lookup(host, { all: true, verbatim: true })
+          .then(
+            (found) => found.map((a) => a.address),
+            () => [] as string[],
+          );
   if (addresses.length > 0 && addresses.every(isPublicAddress)) return;
   throw new ZoteusError(
     'validation_error',

@@ -73,7 +73,7 @@ function unreadable(p: Param, path: string, error: unknown): ZoteusError {
 export async function resolveFileParams(
   params: readonly Param[],
   input: Record<string, unknown>,
-  stdin: Readable,
+  io: { readonly stdin: Readable },
 ): Promise<Record<string, unknown>> {
   const out = { ...input };
   let stdinUsed: string | undefined;
@@ -92,7 +92,8 @@ export async function resolveFileParams(
             { field: p.name, hint: `Give ${label} the path of a file instead.` },
           );
         stdinUsed = label;
-        text = await readAll(stdin);
+        // Only here: process.stdin makes a stream (a pipe's loads node:net) when first read.
+        text = await readAll(io.stdin);
       } else {
         text = await readFileBounded(value);
       }

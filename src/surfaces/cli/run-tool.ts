@@ -52,11 +52,7 @@ export async function runToolCommand(ctx: ToolRunContext): Promise<number> {
   const scope = command.path.join(' ');
   const m = (extra = {}) => meta(requestId, startedAt, clock.now(), extra);
 
-  const input = validateInput(
-    tool,
-    command,
-    await resolveFileParams(node.params, ctx.rawInput, ctx.io.stdin),
-  );
+  const input = validateInput(tool, command, await resolveFileParams(node.params, ctx.rawInput, ctx.io));
   const tier = tool.callTier?.(input as never) ?? node.tier ?? tool.tier;
   const mutating = tier !== 'read';
   const cloudWrite = mutating && !(tool.writesFilesOnly ?? false);

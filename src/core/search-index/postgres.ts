@@ -30,6 +30,7 @@ import { WEIGHTS } from './rank.js';
 import { toRecord, type IndexRecord } from './records.js';
 import { TEXT_COLUMNS } from './store.js';
 import { ftsFold } from './terms.js';
+import type { IndexStatus } from './service.js';
 import type { FulltextLookup, IndexProgress, UpdateReport } from './update.js';
 
 /** Bumped when what goes into the rows changes: an owner's rows of another version are rebuilt. */
@@ -174,19 +175,9 @@ async function writePgMeta(
 export async function pgIndexStatus(
   db: SqlClient,
   owner: string,
-): Promise<{
-  complete: boolean;
-  items: number;
-  topLevel: number;
-  trashed: number;
-  fulltextDocuments: number;
-  vectors: { count: number; model: string } | null;
-  bytes: number;
-  libraryVersion: number | null;
-  updatedAt: string | null;
-  source: string | null;
-  fingerprint: string | null;
-}> {
+): Promise<
+  Omit<IndexStatus, 'state' | 'building' | 'upToDate'> & { complete: boolean; fingerprint: string | null }
+> {
   const [counts] = await db.query<{ items: number; top: number; trashed: number; bytes: number }>(
     `SELECT count(*)::int AS items,
             (count(*) FILTER (WHERE parent IS NULL AND deleted = 0))::int AS top,

@@ -43,23 +43,9 @@ CREATE TABLE IF NOT EXISTS items (
   -- Zotero's creatorSummary ("Smith", "Smith and Jones", "Smith et al."): what a ranked hit shows.
   creator_summary TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX IF NOT EXISTS items_state ON items(deleted, parent);
-CREATE INDEX IF NOT EXISTS items_parent ON items(parent);
-CREATE INDEX IF NOT EXISTS items_top ON items(top);
--- One index per sort column, named items_<column> (query.ts walks them by that name).
-CREATE INDEX IF NOT EXISTS items_date_modified ON items(date_modified);
-CREATE INDEX IF NOT EXISTS items_date_added ON items(date_added);
-CREATE INDEX IF NOT EXISTS items_title_sort ON items(title_sort);
-CREATE INDEX IF NOT EXISTS items_creator_sort ON items(creator_sort);
-CREATE INDEX IF NOT EXISTS items_date_sql ON items(date_sql);
-CREATE INDEX IF NOT EXISTS items_item_type ON items(item_type);
 CREATE VIRTUAL TABLE IF NOT EXISTS tcy_fts USING fts5(tcy, tokenize = 'trigram', detail = 'full');
 CREATE TABLE IF NOT EXISTS item_tags (rid INTEGER NOT NULL, tag TEXT NOT NULL, type INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS item_tags_tag ON item_tags(tag);
-CREATE INDEX IF NOT EXISTS item_tags_rid ON item_tags(rid);
 CREATE TABLE IF NOT EXISTS item_collections (rid INTEGER NOT NULL, ckey TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS item_collections_key ON item_collections(ckey);
-CREATE INDEX IF NOT EXISTS item_collections_rid ON item_collections(rid);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(
   ${TEXT_COLUMNS.join(', ')},
   tokenize = 'unicode61 remove_diacritics 2',
@@ -73,7 +59,62 @@ CREATE TABLE IF NOT EXISTS fulltext_state (rid INTEGER PRIMARY KEY, sig TEXT NOT
 CREATE TABLE IF NOT EXISTS vectors (rid INTEGER PRIMARY KEY, model TEXT NOT NULL, sig TEXT NOT NULL, vec BLOB NOT NULL);
 `;
 
+/** The tables' indexes, in this order in every index file. */
+const INDEXES = `
+CREATE INDEX IF NOT EXISTS items_state ON items(deleted, parent);
+CREATE INDEX IF NOT EXISTS items_parent ON items(parent);
+CREATE INDEX IF NOT EXISTS items_top ON items(top);
+-- One index per sort column, named items_<column> (query.ts walks them by that name).
+CREATE INDEX IF NOT EXISTS items_date_modified ON items(date_modified);
+CREATE INDEX IF NOT EXISTS items_date_added ON items(date_added);
+CREATE INDEX IF NOT EXISTS items_title_sort ON items(title_sort);
+CREATE INDEX IF NOT EXISTS items_creator_sort ON items(creator_sort);
+CREATE INDEX IF NOT EXISTS items_date_sql ON items(date_sql);
+CREATE INDEX IF NOT EXISTS items_item_type ON items(item_type);
+CREATE INDEX IF NOT EXISTS item_tags_tag ON item_tags(tag);
+CREATE INDEX IF NOT EXISTS item_tags_rid ON item_tags(rid);
+CREATE INDEX IF NOT EXISTS item_collections_key ON item_collections(ckey);
+CREATE INDEX IF NOT EXISTS item_collections_rid ON item_collections(rid);
+`;
+
+/**
+ * What a build looks rows up by (the key, the parent when it relinks, the rid of tags and
+ * collections when it rewrites a row): kept while a first build runs. The other indexes answer
+ * queries only, and a first build makes them once at the end (`dropQueryIndexes`,
+ * `createQueryIndexes`): kept up to date row by row, each batch inserted hundreds of entries at
+ * random places of each of them, so a batch dirtied (and its commit wrote) more pages the
+ * larger they already were, and the build grew faster than the library.
+ */
+const BUILD_INDEXES = new Set(['items_parent', 'item_tags_rid', 'item_collections_rid']);
+
+const INDEX_NAMES = [...INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
+
 export type IndexDb = BetterSqlite3.Database;
+
+/**
+ * Drops the query indexes before a first build (an index that is not complete is never
+ * queried), with a note in `meta` that they are owed: whichever run completes the build makes
+ * them (`createQueryIndexes`).
+ */
+export function dropQueryIndexes(db: IndexDb): void {
+  db.transaction(() => {
+    for (const name of INDEX_NAMES) if (!BUILD_INDEXES.has(name)) db.exec(`DROP INDEX IF EXISTS ${name}`);
+    writeMeta(db, { indexes_pending: 1 });
+  })();
+}
+
+/**
+ * Makes the indexes a build dropped (nothing when none is owed): all of them again, in their
+ * order, as a new file has them (one sort each).
+ */
+export function createQueryIndexes(db: IndexDb): void {
+  if (readMeta(db, 'indexes_pending') !== '1') return;
+  db.transaction(() => {
+    for (const name of INDEX_NAMES) db.exec(`DROP INDEX IF EXISTS ${name}`);
+    db.exec(INDEXES);
+    writeMeta(db, { indexes_pending: undefined });
+  })();
+}
 
 /** The index file of a library named as the router names it (`users/1`, `groups/2`). */
 export function indexFile(dataDir: string, library: string): string {
@@ -133,6 +174,7 @@ export function resetIndexDb(db: IndexDb): void {
     ])
       db.exec(`DROP TABLE IF EXISTS ${t}`);
     db.exec(DDL);
+    db.exec(INDEXES);
     writeMeta(db, { schema_version: INDEX_SCHEMA_VERSION });
   })();
 }

@@ -17,7 +17,14 @@ import type { Embedder } from './embeddings.js';
 import { encodeVector } from './embeddings.js';
 import type { IndexFeed } from './feed.js';
 import { toRecord, type IndexRecord } from './records.js';
-import { readMeta, resetIndexDb, writeMeta, type IndexDb } from './store.js';
+import {
+  createQueryIndexes,
+  dropQueryIndexes,
+  readMeta,
+  resetIndexDb,
+  writeMeta,
+  type IndexDb,
+} from './store.js';
 import { ftsWords } from './terms.js';
 
 export interface IndexProgress {
@@ -173,7 +180,7 @@ async function updateItems(
     // The feed listed what exists: every indexed key it does not hold is gone.
     const present = changes.present;
     if (present) {
-      for (const key of db.prepare('SELECT key FROM items').pluck().iterate() as Iterable<string>) {
+      for (const key of db.prepare('SELECT key FROM items').pluck().all() as string[]) {
         if (!present.has(key)) gone.add(key);
       }
     }
@@ -193,6 +200,10 @@ async function updateItems(
   // interrupted bulk build never got theirs (a resumed run is rarely bulk): `everything`
   // searches missed them. Now the debt is recorded and paid by whichever run completes.
   if (bulk) writeMeta(db, { terms_pending: 1 });
+  // A first build of many rows makes the query indexes once at the end, a sort each, instead of
+  // inserting into them batch by batch (see `dropQueryIndexes`). Only a build: an index that is
+  // complete may be queried by another process while this one updates it.
+  if (bulk && readMeta(db, 'complete') !== '1') dropQueryIndexes(db);
   // Fix (tests): rows were linked to their top-level item (top, effective trash) only after
   // the last batch, so the rows of an interrupted build or update stayed unlinked (top NULL:
   // invisible to ranking and to searches with children) and were never relinked on resume,
@@ -256,6 +267,7 @@ async function updateItems(
   );
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) throw failure.reason;
+  createQueryIndexes(db);
   if (bulk || readMeta(db, 'terms_pending') === '1') {
     db.exec('INSERT OR IGNORE INTO terms (term) SELECT term FROM docs_vocab');
     // A bulk load leaves one FTS5 segment per batch; merged, queries read one doclist per

@@ -22,14 +22,30 @@ export interface ItemStats {
   trashed: number;
 }
 
+/**
+ * How to walk a library's items when every one of them is read: in table order (`NOT INDEXED`)
+ * when the library holds most of the database's items, else by the (libraryID, key) index.
+ * Without statistics SQLite takes the index for `libraryID = ?`, and then fetches each row by
+ * its itemID in key order: a random page for each item, past the page cache once the table is
+ * larger than it, so reading every signature grew faster than the library (2.7 s instead of
+ * 1.0 s at 139,000 items). The counts are read from the indexes alone: cheap.
+ */
+function walkItems(conn: Connection, libraryID: number): 'NOT INDEXED' | '' {
+  const ctx = conn.ctx;
+  const own = ctx.stmt('SELECT count(*) FROM items WHERE libraryID = ?').pluck().get(libraryID) as number;
+  const all = ctx.stmt('SELECT count(*) FROM items').pluck().get() as number;
+  return own * 2 >= all ? 'NOT INDEXED' : '';
+}
+
 export function itemStats(conn: Connection, libraryID: number): ItemStats {
   libraryOf(conn, libraryID);
+  // CROSS JOIN: the trash is the outer loop, not every item of the library.
   const row = conn.ctx
     .stmt(
       `SELECT count(*), total(itemID), ifnull(max(clientDateModified), ''), ifnull(max(dateModified), ''),
          ifnull(max(version), 0),
-         (SELECT count(*) FROM deletedItems d JOIN items t ON t.itemID = d.itemID WHERE t.libraryID = @lib)
-       FROM items WHERE libraryID = @lib`,
+         (SELECT count(*) FROM deletedItems d CROSS JOIN items t ON t.itemID = d.itemID WHERE t.libraryID = @lib)
+       FROM items ${walkItems(conn, libraryID)} WHERE libraryID = @lib`,
     )
     .raw()
     .get({ lib: libraryID }) as [number, number, string, string, number, number];
@@ -64,7 +80,7 @@ export function signatures(
          ifnull((SELECT group_concat(t.tagID || '.' || t.type) FROM itemTags t WHERE t.itemID = i.itemID), '') || '|' ||
          ifnull((SELECT group_concat(c.collectionID) FROM collectionItems c WHERE c.itemID = i.itemID), '') || '|' ||
          ${ftSig}
-       FROM items i
+       FROM items i ${walkItems(conn, libraryID)}
        ${fulltext}
        WHERE i.libraryID = @lib
          ${since ? `AND (i.clientDateModified >= @client OR i.dateModified >= @modified OR i.version > @version ${options.trashed ? 'OR i.itemID IN (SELECT itemID FROM deletedItems)' : ''})` : ''}`,

@@ -93,5 +93,5 @@ async function fromManifest(): Promise<{
 async function loadModule(path: string): Promise<{ default: AnyTool }> {
   const url = new URL(`../${path}`, import.meta.url);
   if (requireTool) return requireTool(fileURLToPath(url)) as { default: AnyTool };
-  return (await import(url.href)) as { default: AnyTool };
+  return (await (await import('./import-tool.js')).importTool(url.href)) as { default: AnyTool };
 }

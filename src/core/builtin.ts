@@ -1,5 +1,5 @@
 /**
- * A Node built-in loaded when first needed. require(), because an import() would start Node's
+ * A Node built-in loaded when first needed. require(), because a dynamic import would start Node's
  * ES module loader inside the CommonJS bundle and keep its module out of the code cache
  * (surfaces/cli/compile-cache.ts); not a static import, which would load it with the module,
  * for every command. Each use says what the built-in costs a process.

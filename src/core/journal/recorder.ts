@@ -3,6 +3,7 @@
  * store (and better-sqlite3) is opened on the first write only, so a call that writes nothing
  * leaves no trace, and the request's row is written with the first batch's entries.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { SharedState } from '../tool.js';
@@ -70,7 +71,6 @@ export async function openJournalOf(
   }
   const path = journalPath(deps);
   if (options.existing) {
-    const { existsSync } = await import('node:fs');
     if (!existsSync(path)) return undefined;
   }
   return m.openJournal(path, { now, days });

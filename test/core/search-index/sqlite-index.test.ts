@@ -226,6 +226,46 @@ describe('kept correct behind its back', () => {
     expect(none).toMatchObject({ upToDate: true, added: 0, changed: 0, deleted: 0 });
   });
 
+  it('an update after edits of N items fetches those N items only, and compares only the listed signatures', async () => {
+    const { plain } = readers();
+    const total = (await plain.items({ includeTrashed: true })).totalResults;
+    const edited = [U.items.attentionPaper, U.items.seaLevelArticle];
+    await edit((db) => {
+      for (const key of edited)
+        db.prepare(
+          "UPDATE items SET clientDateModified = '2033-01-01 00:00:00', synced = 0 WHERE key = ?",
+        ).run(key);
+    });
+    const fetched: string[] = [];
+    const feed = {
+      ...plain.feed!,
+      fetch: (keys: readonly string[]) => (fetched.push(...keys), plain.feed!.fetch(keys)),
+    };
+    const report = await withIndex((db) => updateIndex(db, feed));
+    expect(report).toMatchObject({ mode: 'update', added: 0, changed: 2, deleted: 0 });
+    expect(fetched.sort()).toEqual([...edited].sort());
+    // Only the listed items were compared (the edited ones, and those modified at the newest time seen).
+    expect(report.unchanged).toBeLessThan(total - 2);
+  });
+
+  it('signatures and stats cover every item of a library, the large one read in table order, the small one by its index', async () => {
+    const groupLib = await zotero.libraryIdFor({ type: 'group', groupID: SAMPLE_KEYS.group.groupID });
+    const counts = new Map<number, number>();
+    for (const lib of [userLib, groupLib]) {
+      const keys = (await zotero.itemKeys(lib)).sort();
+      const { signatures, ids } = await zotero.signatures(lib, {});
+      expect([...signatures.keys()].sort()).toEqual(keys);
+      expect([...ids.keys()].sort()).toEqual(keys);
+      const stats = await zotero.itemStats(lib);
+      expect(stats.count).toBe(keys.length);
+      expect(stats.idSum).toBe([...ids.values()].reduce((a, b) => a + b, 0));
+      counts.set(lib, keys.length);
+    }
+    // The user library holds most items (read in table order), the group few (by its index).
+    expect(counts.get(userLib)! * 2).toBeGreaterThan(counts.get(userLib)! + counts.get(groupLib)!);
+    expect(counts.get(groupLib)).toBeGreaterThan(0);
+  });
+
   it('a permanent deletion is found from the list of keys, without comparing every signature', async () => {
     const { plain } = readers();
     const total = (await plain.items({ includeTrashed: true })).totalResults;

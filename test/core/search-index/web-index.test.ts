@@ -5,6 +5,7 @@
  * changes. Request counts are the server's own log; answers are read back through the index's
  * queries (queryIndex: zotero_search_items; rankIndex: zotero_semantic_search).
  */
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZoteusError } from '../../../src/core/errors.js';
 import type { Deps } from '../../../src/core/tool.js';
@@ -16,7 +17,7 @@ import {
   runIndexUpdate,
   type IndexedLibrary,
 } from '../../../src/core/search-index/service.js';
-import { openIndexDb, type IndexDb } from '../../../src/core/search-index/store.js';
+import { openIndexDb, readMeta, type IndexDb } from '../../../src/core/search-index/store.js';
 import { updateIndex, type UpdateReport } from '../../../src/core/search-index/update.js';
 import type { ItemSeed, TestLibrary } from '../../support/zotero-server/index.js';
 import { ALICE, startWorld, type World } from '../library/world.js';
@@ -493,11 +494,27 @@ describe('an interrupted build resumes', () => {
     expect(error).toMatchObject({ code: 'internal_error' });
     const first = db.prepare('SELECT key FROM items ORDER BY key').pluck().all() as string[];
     expect(first).toHaveLength(200);
+    // The query indexes are made at the end of the build (a sort each): owed so far.
+    const fresh = (await openIndexDb(join(dirname(lib.path), 'fresh.sqlite'), { create: true }))!;
+    opened.push(fresh);
+    const allIndexes = indexesOf(fresh);
+    expect(allIndexes.map((i) => i.name)).toContain('items_title_sort');
+    expect(indexesOf(db).map((i) => i.name)).toEqual([
+      'items_parent',
+      'item_tags_rid',
+      'item_collections_rid',
+    ]);
+    expect(readMeta(db, 'indexes_pending')).toBe('1');
     db.close();
 
-    // The rest is fewer than 2000 rows: not a bulk run, yet the first rows' words are there.
+    // The rest is fewer than 2000 rows: not a bulk run, yet the first rows' words are there,
+    // and the indexes are made by it: the file has those of a new one, in the same order.
     const report = await build();
     expect(report).toMatchObject({ mode: 'build', added: n - 200, unchanged: 200 });
+    const after = await open();
+    expect(indexesOf(after)).toEqual(allIndexes);
+    expect(readMeta(after, 'indexes_pending')).toBeUndefined();
+    after.close();
     // Every landed row is found by a word of its own: a filler's, or a bulk entry's `b…q`
     // (which rows land first depends on the feed's order, so both kinds are checked).
     const wordOf = (key: string): string =>
@@ -510,6 +527,12 @@ describe('an interrupted build resumes', () => {
     expect(byWord).toHaveLength(200);
     for (const { key, found } of byWord) expect(found).toEqual([key]);
     expect(await everything('b1900q')).toHaveLength(1);
+
+    function indexesOf(d: IndexDb): Array<{ name: string; sql: string }> {
+      return d
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        .all() as Array<{ name: string; sql: string }>;
+    }
 
     function s(key: string): string {
       return String(server().items.get(key)!.title);

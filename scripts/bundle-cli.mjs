@@ -85,5 +85,6 @@ if (locales.length > 0) {
 
 // The package is "type": "module"; the bundle is CommonJS.
 writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
-// bin/zot.js finds the manifest one folder up, as dist/bin/zot.js does.
+// bin/zot.js finds the manifests one folder up, as dist/bin/zot.js does.
 copyFileSync(join(dist, 'cli-manifest.json'), join(out, 'cli-manifest.json'));
+copyFileSync(join(dist, 'cli-start.json'), join(out, 'cli-start.json'));

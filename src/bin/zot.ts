@@ -15,6 +15,8 @@ declare const ZOTEUS_BUNDLE: boolean | undefined;
 
 const argv = process.argv.slice(2);
 const manifestUrl = new URL('../cli-manifest.json', import.meta.url);
+// The manifest without the `zot schema` tree, which no other command needs.
+const startUrl = new URL('../cli-start.json', import.meta.url);
 // The bundle's tool modules are required: V8's code cache (surfaces/cli/compile-cache.ts)
 // serves require() only. The compiled ES modules of dist/ are imported.
 const requireTool = typeof ZOTEUS_BUNDLE !== 'undefined' ? createRequire(import.meta.url) : undefined;
@@ -72,11 +74,11 @@ async function fromManifest(): Promise<{
   commands?: CommandRefs;
   groups?: GroupDeclaration[];
 }> {
-  const [{ readManifest }, { modulesFor }] = await Promise.all([
+  const [{ readStartManifest }, { modulesFor }] = await Promise.all([
     import('../surfaces/cli/manifest.js'),
     import('../surfaces/cli/fast-start.js'),
   ]);
-  const manifest = readManifest(manifestUrl);
+  const manifest = readStartManifest(startUrl);
   if (!manifest) return {};
   const modules = modulesFor(manifest.modules, argv);
   const { params, commands, groups } = manifest;

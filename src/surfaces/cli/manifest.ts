@@ -3,7 +3,8 @@
  * (scripts/build-manifest.mjs): the `zot schema` tree, so `zot schema` answers without
  * loading them; per command path the tool modules it needs, so a command loads only those
  * (fast-start.ts); and each command's parameters, so its tree is built without deriving
- * them again. A test checks all three against the live declarations.
+ * them again. A test checks all three against the live declarations. dist/cli-start.json
+ * holds the same without the schema tree, for every command's start (`readStartManifest`).
  */
 import { readFileSync } from 'node:fs';
 import type { GroupDeclaration } from '../../core/tool.js';
@@ -32,20 +33,28 @@ export interface Manifest {
   groups: GroupDeclaration[];
 }
 
+/** What a command reads at start (dist/cli-start.json): the manifest without the schema tree. */
+export type StartManifest = Omit<Manifest, 'schema'>;
+
 /** The manifest, or undefined when it is missing, unreadable or from another version. */
 export function readManifest(url: URL): Manifest | undefined {
+  const manifest = readStartManifest(url) as Partial<Manifest> | undefined;
+  return manifest?.schema ? (manifest as Manifest) : undefined;
+}
+
+/** dist/cli-start.json (or the whole manifest), or undefined when it is missing, unreadable or from another version. */
+export function readStartManifest(url: URL): StartManifest | undefined {
   try {
-    const manifest = JSON.parse(readFileSync(url, 'utf8')) as Partial<Manifest>;
+    const manifest = JSON.parse(readFileSync(url, 'utf8')) as Partial<StartManifest>;
     if (
       manifest.cli_version !== CLI_VERSION ||
-      !manifest.schema ||
       !manifest.modules ||
       !manifest.params ||
       !manifest.commands ||
       !manifest.groups
     )
       return undefined;
-    return manifest as Manifest;
+    return manifest as StartManifest;
   } catch {
     return undefined;
   }

@@ -22,6 +22,18 @@ describe('dist/cli-manifest.json', () => {
     expect(manifest.groups).toEqual(groups);
   });
 
+  it('dist/cli-start.json, which every command reads at start, is the manifest without its schema tree', () => {
+    const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const start = JSON.parse(readFileSync(`${ROOT}/dist/cli-start.json`, 'utf8')) as Record<string, unknown>;
+    const { schema, ...rest } = manifest;
+    expect(schema).toBeDefined();
+    expect(start).toEqual(rest);
+    expect(Object.keys(start)).not.toContain('schema');
+  });
+
   it('holds each command’s parameters as derived from its declaration, and a tree built with them is the same', () => {
     const manifest = JSON.parse(readFileSync(`${ROOT}/dist/cli-manifest.json`, 'utf8')) as {
       params: ParamsTable;

@@ -35,13 +35,65 @@ interface CompilingModule {
   _compile(content: string, filename: string, ...rest: unknown[]): unknown;
 }
 
+interface ModuleStatics {
+  new (id: string, parent: CompilingModule): CompilingModule & { load(filename: string): void };
+  _cache: Record<string, { exports: unknown } | undefined>;
+}
+
+/** A bundle file's require of another (`./x.js`, `../chunks/x.js`): rolldown writes no other kind. */
+const BUNDLE_REQUEST = /^(?:\.\.?\/)+(?:[\w.~@-]+\/)*[\w.~@-]+\.js$/;
+
+/**
+ * `request` (a BUNDLE_REQUEST) from the folder `dir`, as a path: plain string work, not
+ * node:path's (both are on every require of a command's path).
+ */
+function bundlePath(dir: string, request: string): string {
+  const parts = dir.split(sep);
+  for (const part of request.split('/')) {
+    if (part === '..') parts.pop();
+    else if (part !== '.') parts.push(part);
+  }
+  return parts.join(sep);
+}
+
+/**
+ * A bundle file required by another, loaded as Node's `Module._load` loads it (one module
+ * per file, in `Module._cache` under its path, which is a real path: the bundle is written
+ * by the build, no link in it, below `root`, the real path of `bin/zot`'s folder) without
+ * Node's resolution, which looks for the file (stat, real path, package.json scopes, exports)
+ * again on each of the ~50 requires of a `zot read`: about a tenth of the command's own time.
+ * A file that is not there goes to Node's `require`, for its error.
+ */
+function requireBundleFile(parent: CompilingModule, dir: string, request: string): unknown {
+  const Mod = Module as unknown as ModuleStatics;
+  const file = bundlePath(dir, request);
+  const cached = Mod._cache[file];
+  if (cached) return cached.exports;
+  const child = new Mod(file, parent);
+  Mod._cache[file] = child;
+  let loaded = false;
+  try {
+    child.load(file);
+    loaded = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (error as { path?: string }).path !== file)
+      throw error;
+  } finally {
+    if (!loaded) delete Mod._cache[file];
+  }
+  return loaded ? child.exports : parent.require(request);
+}
+
 /**
  * The `require` a CommonJS module is given: its own `module.require`, as Node's is (a
  * `createRequire` per file would build a module and its lookup paths again), with
- * `resolve`, `cache` and `main` as Node gives them.
+ * `resolve`, `cache` and `main` as Node gives them; another file of the bundle is loaded
+ * directly (requireBundleFile).
  */
 function requireFor(module: CompilingModule, filename: string): NodeJS.Require {
-  const require = ((id: string) => module.require(id)) as NodeJS.Require;
+  const dir = filename.slice(0, filename.lastIndexOf(sep));
+  const require = ((id: string) =>
+    BUNDLE_REQUEST.test(id) ? requireBundleFile(module, dir, id) : module.require(id)) as NodeJS.Require;
   let resolver: NodeJS.Require | undefined;
   const resolve = ((request: string, options?: { paths?: string[] }) =>
     (resolver ??= createRequire(filename)).resolve(request, options)) as NodeJS.RequireResolve;
@@ -107,7 +159,7 @@ function hookCompile(root: string, dir: string): void {
       return original.call(this, content, filename, ...rest);
     const name = cacheName(root, filename);
     if (name === undefined) return original.call(this, content, filename, ...rest);
-    const file = join(dir, name);
+    const file = dir + sep + name;
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(file);
@@ -161,7 +213,11 @@ function hookCompile(root: string, dir: string): void {
 function cacheName(root: string, filename: string): string | undefined {
   try {
     const stat = statSync(filename);
-    return `${relative(root, filename).split(sep).join('~')}@${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`;
+    // `filename` is under `root` (the hook's check): its path below, without node:path's work.
+    const below = filename.startsWith(root + sep)
+      ? filename.slice(root.length + 1)
+      : relative(root, filename);
+    return `${below.split(sep).join('~')}@${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`;
   } catch {
     return undefined;
   }

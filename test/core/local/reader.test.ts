@@ -5,7 +5,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openZoteroSqlite, type WebApiItem, type ZoteroSqliteReader } from '../../../src/core/local/index.js';
-import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
+import {
+  buildSampleLibrary,
+  buildZoteroDb,
+  SAMPLE_KEYS,
+  sampleLibrarySpec,
+} from '../../support/zotero-sqlite/index.js';
 import { tempDir } from './helpers.js';
 
 const U = SAMPLE_KEYS.user;
@@ -31,6 +36,19 @@ afterAll(() => {
 const keys = (items: WebApiItem[]) => items.map((i) => i.key);
 
 describe('libraries', () => {
+  it('account() is the user id the desktop is signed in to, 0 when it is signed in to none', async () => {
+    expect(await reader.account()).toBe(sampleLibrarySpec().user!.userID);
+    const { user: _user, ...spec } = sampleLibrarySpec();
+    const path = join(tmp.dir, 'no-account.sqlite');
+    await buildZoteroDb(path, spec);
+    const signedOut = await openZoteroSqlite(path);
+    try {
+      expect(await signedOut.account()).toBe(0);
+    } finally {
+      signedOut.close();
+    }
+  });
+
   it('lists the user library and the group, with versions and the Web API group id', async () => {
     const libs = await reader.libraries();
     expect(libs).toEqual([

@@ -8,7 +8,6 @@
 import { discoverZoteroDataDir, openZoteroSqlite, type ZoteroSqliteReader } from '../../local/index.js';
 import { localApi, type LocalApi, type LocalApiStatus } from '../../local/local-api.js';
 import { toZoteusError } from '../../errors.js';
-import { loadDatabaseClass } from '../../sqlite-driver.js';
 import type { Deps } from '../../tool.js';
 
 export const DESKTOP_SERVICE = 'zotero-desktop';
@@ -100,24 +99,12 @@ async function openSqlite(deps: Deps): Promise<SqliteState> {
   }
 }
 
-/** `settings` (`account`/`userID`) of the database, read beside the reader on the file it reads. */
+/**
+ * `settings` (`account`/`userID`) of the database, through the reader's own connection: a
+ * second one on the same file would read its schema again (~3 ms of every desktop read).
+ */
 async function readAccount(reader: ZoteroSqliteReader): Promise<number | undefined> {
-  const status = await reader.status();
-  const file = status.mode === 'snapshot' ? status.snapshotPath : status.source;
-  if (!file) return undefined;
-  const Database = loadDatabaseClass();
-  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 100 });
-  try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get();
-    if (!table) return 0;
-    const row = db
-      .prepare("SELECT value FROM settings WHERE setting = 'account' AND key = 'userID'")
-      .get() as { value: unknown } | undefined;
-    const id = Number(row?.value ?? 0);
-    return Number.isSafeInteger(id) && id > 0 ? id : 0;
-  } finally {
-    db.close();
-  }
+  return await reader.account();
 }
 
 /** The user id the reader puts in its objects' `library` (the same setting), when the library has any. */

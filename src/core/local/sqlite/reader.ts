@@ -60,6 +60,11 @@ export interface ZoteroSqliteReader {
   /** The item-type/field/creator-type names of this database. */
   schema(): Promise<ZoteroSchemaMap>;
   libraries(): Promise<LocalLibrary[]>;
+  /**
+   * The user id the desktop is signed in to (`settings`: `account`/`userID`), 0 when it is
+   * signed in to none or the database has no settings table.
+   */
+  account(): Promise<number>;
   /** The libraryID of the user library, or of the group with this Web API group id. */
   libraryIdFor(ref: { type: 'user' } | { type: 'group'; groupID: number }): Promise<number>;
   libraryVersion(libraryID: number): Promise<number>;
@@ -173,6 +178,17 @@ class Reader implements ZoteroSqliteReader {
   async libraries(): Promise<LocalLibrary[]> {
     const conn = await this.connections.connection();
     return [...conn.libraries.values()].map((l) => ({ ...l }));
+  }
+
+  account(): Promise<number> {
+    return this.connections.run((conn) => {
+      if (!conn.ctx.tables.has('settings')) return 0;
+      const row = conn.ctx
+        .stmt("SELECT value FROM settings WHERE setting = 'account' AND key = 'userID'")
+        .get() as { value: unknown } | undefined;
+      const id = Number(row?.value ?? 0);
+      return Number.isSafeInteger(id) && id > 0 ? id : 0;
+    });
   }
 
   async libraryIdFor(ref: { type: 'user' } | { type: 'group'; groupID: number }): Promise<number> {

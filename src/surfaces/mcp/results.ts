@@ -126,9 +126,21 @@ export function successResult(
   output = renderValueRefs(output, mcpRefRenderer);
   const partial = partialLine(outcome);
   const summary = renderRefs(summaryOf(tool, output, input), mcpRefRenderer);
+  // A batch of thousands whose entries mostly failed: its failures kept to the size bound, as an
+  // error's are, and the line says so (the summary above counted them all; the call's record
+  // keeps them all, for a retry with the same idempotency key).
+  let note = '';
+  if (Array.isArray(output.failed) && output.failed.length > 0) {
+    const kept = fitRows(output.failed as unknown[], ROWS_BUDGET);
+    if (kept.cut) {
+      note = ` (failed lists ${kept.rows.length} of its ${output.failed.length} entries: the answer must stay under 100 KB.)`;
+      output = { ...output, failed: kept.rows };
+    }
+  }
   // One line for people: a summary that quotes a huge title must not double the answer.
   const whole = partial ? `${partial} ${summary}` : summary;
-  const line = whole.length > SUMMARY_MAX ? `${whole.slice(0, SUMMARY_MAX)}…` : whole;
+  const room = SUMMARY_MAX - note.length;
+  const line = (whole.length > room ? `${whole.slice(0, room)}…` : whole) + note;
   const { structured, json } = redactedOutput(output, redact);
   const link = resourceLinkOf(structured);
   return {

@@ -147,7 +147,22 @@ describe('a partial write', () => {
       /^Partial result: 1 landed, 2000 failed: K0002345 not_found \(Item K0 does not exist/,
     );
     expect(line).toContain(', and 1997 more. Updated 1.');
-    expect(line.length).toBeLessThan(500);
+    expect(line.length).toBeLessThan(500 + 100);
+  });
+
+  it('keeps its failures to the size bound, as an error does, and says how many it lists', async () => {
+    const r = await call('zotero_fixture_many_failed');
+    expect(r.isError).toBeFalsy();
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThan(MESSAGE_BOUND);
+    const listed = (r.structuredContent as { failed: unknown[] }).failed.length;
+    expect(listed).toBeGreaterThan(10);
+    expect(listed).toBeLessThan(2000);
+    expect(texts(r)[0]).toMatch(
+      new RegExp(
+        `Updated 1\\. \\(failed lists ${listed} of its 2000 entries: the answer must stay under 100 KB\\.\\)$`,
+      ),
+    );
+    expect(JSON.parse(texts(r)[1]!)).toEqual(r.structuredContent);
   });
 });
 

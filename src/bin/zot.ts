@@ -94,6 +94,8 @@ async function fromManifest(): Promise<{
 /** A tool module by its path under dist/ (or dist/bundle/). */
 async function loadModule(path: string): Promise<{ default: AnyTool }> {
   const url = new URL(`../${path}`, import.meta.url);
-  if (requireTool) return requireTool(fileURLToPath(url)) as { default: AnyTool };
-  return (await (await import('./import-tool.js')).importTool(url.href)) as { default: AnyTool };
+  // dist/'s ES modules are imported. In the bundle this line is dead code (ZOTEUS_BUNDLE), which
+  // the bundler drops: a bundle file with an import() is compiled by Node, outside the code cache.
+  if (typeof ZOTEUS_BUNDLE === 'undefined') return (await import(url.href)) as { default: AnyTool };
+  return requireTool!(fileURLToPath(url)) as { default: AnyTool };
 }

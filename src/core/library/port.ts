@@ -89,6 +89,11 @@ export interface LibraryReader {
   collectionItemCounts?(keys: readonly string[]): Promise<Map<string, number>>;
   /** `notice`: something the caller should tell (the search index is being built, say). */
   items(query: ItemQuery): Promise<{ items: WebApiItem[]; totalResults: number; notice?: string }>;
+  /**
+   * Items by key (trashed ones too), in any order, unknown keys left out: where a backend reads
+   * them by key at once, without a listing's work (zotero.sqlite: without the in-memory table).
+   */
+  itemsByKey?(keys: readonly string[]): Promise<WebApiItem[]>;
   /** One item by key (trashed ones too, with `data.deleted: 1`), or undefined. */
   item(key: string): Promise<WebApiItem | undefined>;
   children(key: string): Promise<WebApiItem[]>;

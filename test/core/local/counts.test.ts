@@ -6,6 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readKeyedEntries } from '../../../src/core/items/read/entries.js';
+import { createSqliteReader } from '../../../src/core/library/readers/sqlite.js';
 import { openZoteroSqlite } from '../../../src/core/local/index.js';
 import { buildLargeLibrary } from '../../../src/demo/sample/index.js';
 import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
@@ -90,6 +92,35 @@ describe('counts without the in-memory table', () => {
       );
     } finally {
       reader.close();
+    }
+  });
+});
+
+describe('items by key', () => {
+  it('are read by key, as the listing gives them, without building the in-memory table', async () => {
+    const path = join(tmp.dir, 'large.sqlite');
+    const sqlite = await openZoteroSqlite(path);
+    try {
+      const libraryID = await sqlite.libraryIdFor({ type: 'user' });
+      const reader = createSqliteReader({ sqlite, libraryID, library: 'users/0', maxCollections: 1000 });
+      const trashed = (await byFilters(path, libraryID)).counts.trash;
+      expect(trashed).toBeGreaterThan(0);
+      const keys = (await sqlite.itemKeys(libraryID)).slice(0, 40);
+      const { items, failed } = await readKeyedEntries(
+        reader,
+        [...keys, 'ZZZZ2222'],
+        'users/0',
+        () => undefined,
+      );
+      expect((await sqlite.status()).tables).toEqual([]);
+      expect(failed.map((f) => f.key)).toEqual(['ZZZZ2222']);
+      // The same items, the same bytes, as the listing (which builds the table) gives them.
+      const listed = await reader.items({ keys, limit: keys.length, includeTrashed: true });
+      expect((await sqlite.status()).tables).toEqual([libraryID]);
+      const byKey = new Map(listed.items.map((i) => [i.key, i]));
+      expect(items).toEqual(keys.map((k) => byKey.get(k)).filter(Boolean));
+    } finally {
+      sqlite.close();
     }
   });
 });

@@ -63,10 +63,13 @@ export async function readKeyedEntries(
   unusable: (item: WebApiItem) => string | undefined,
 ): Promise<{ items: WebApiItem[]; failed: FailedEntry[] }> {
   const asked = askableKeys(keys);
+  // By key where the backend can (one query), not through a listing of the whole library.
   const found =
     asked.length === 0
       ? []
-      : (await reader.items({ keys: asked, limit: asked.length, includeTrashed: true })).items;
+      : reader.itemsByKey
+        ? await reader.itemsByKey(asked)
+        : (await reader.items({ keys: asked, limit: asked.length, includeTrashed: true })).items;
   return keyedEntries(keys, found, library, unusable);
 }
 

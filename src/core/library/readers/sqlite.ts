@@ -333,6 +333,8 @@ export function createSqliteReader(o: SqliteReaderOptions): LibraryReader {
 
     item: async (key) => sqlite.item(libraryID, checkObjectKey(key, 'key')),
 
+    itemsByKey: (keys) => sqlite.itemsByKeys(libraryID, keys),
+
     children: async (key) => sqlite.children(libraryID, checkObjectKey(key, 'key')),
 
     async tags(options = {}) {

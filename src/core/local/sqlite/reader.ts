@@ -49,6 +49,8 @@ export interface ReaderStatus {
   fingerprint: string;
   /** How many times the database was (re-)opened or (re-)copied. */
   opens: number;
+  /** The libraries whose in-memory table (library-index.ts) the open connection has built. */
+  tables: number[];
 }
 
 export interface ZoteroSqliteReader {
@@ -168,6 +170,7 @@ class Reader implements ZoteroSqliteReader {
       schemaVersion: conn.schemaVersion,
       fingerprint: conn.fingerprint,
       opens: this.connections.opens,
+      tables: [...conn.indexes.keys()],
     };
   }
 

@@ -102,7 +102,12 @@ describe('items by key', () => {
     const sqlite = await openZoteroSqlite(path);
     try {
       const libraryID = await sqlite.libraryIdFor({ type: 'user' });
-      const reader = createSqliteReader({ sqlite, libraryID, library: 'users/0', maxCollections: 1000 });
+      const reader = createSqliteReader({
+        sqlite,
+        libraryID,
+        library: { type: 'user', id: 0 },
+        maxCollections: 1000,
+      });
       const trashed = (await byFilters(path, libraryID)).counts.trash;
       expect(trashed).toBeGreaterThan(0);
       const keys = (await sqlite.itemKeys(libraryID)).slice(0, 40);

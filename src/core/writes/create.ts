@@ -11,7 +11,15 @@
  * "already exists" is settled the same way, by reading back.
  */
 import { toZoteusError, ZoteusError } from '../errors.js';
-import { chunk, chunkDependencies, failedByError, failedEntry, reasonForCode } from '../zotero/index.js';
+import {
+  chunk,
+  chunkDependencies,
+  failedByError,
+  failedEntry,
+  NotStarted,
+  reasonForCode,
+  runChunkWaves,
+} from '../zotero/index.js';
 import type {
   CallContext,
   FailedEntry,
@@ -24,9 +32,6 @@ import type { WriteIds } from './ids.js';
 
 /** Attempts of one chunk that each found the token spent and objects still missing. */
 const MAX_ATTEMPTS = 3;
-
-/** Thrown by `beforeSend` of a chunk whose request stopped: that chunk was never sent. */
-class NotStarted extends Error {}
 
 /** Per-object answers that can mean "an object with this key exists already". */
 const MAY_EXIST = new Set([409, 412, 428]);
@@ -83,44 +88,16 @@ export async function createObjects(
     input.objects.map((o, i) => ({ ...o, key: keys[i] })),
     parts,
   );
-  const finished = parts.map(() => false);
-  const started = parts.map(() => false);
-  const errors: unknown[] = parts.map(() => undefined);
-  let stopped: { error: unknown } | undefined;
-  const beforeSend = (): void => {
-    // Another chunk failed while this one queued for a slot: it is not sent.
-    if (stopped) throw new NotStarted();
-  };
-  let done = 0;
-  await new Promise<void>((resolve) => {
-    let running = 0;
-    const launch = (): void => {
-      for (let c = 0; c < parts.length && !stopped; c++) {
-        if (started[c] || !(needs[c] as number[]).every((d) => finished[d])) continue;
-        started[c] = true;
-        running++;
-        const indexes = parts[c] as number[];
-        void createChunk(client, input, keys, indexes, call, result, noteVersion, beforeSend)
-          .then(
-            () => {
-              finished[c] = true;
-              done += indexes.length;
-              input.progress?.(done, input.objects.length);
-            },
-            (error: unknown) => {
-              if (error instanceof NotStarted) return;
-              errors[c] = error;
-              stopped ??= { error };
-            },
-          )
-          .finally(() => {
-            running--;
-            launch();
-          });
-      }
-      if (running === 0) resolve();
-    };
-    launch();
+  let landed = 0;
+  const {
+    done: finished,
+    errors,
+    stopped,
+  } = await runChunkWaves(needs, async (c, beforeSend) => {
+    const indexes = parts[c] as number[];
+    await createChunk(client, input, keys, indexes, call, result, noteVersion, beforeSend);
+    landed += indexes.length;
+    input.progress?.(landed, input.objects.length);
   });
   if (stopped) {
     // Nothing of the request landed: the caller gets the error itself.

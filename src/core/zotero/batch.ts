@@ -149,7 +149,68 @@ export function chunkDependencies(
 }
 
 /** Thrown by `beforeSend` of a chunk whose batch stopped: that chunk was never sent. */
-class NotStarted extends Error {}
+export class NotStarted extends Error {}
+
+/** How a batch's chunks ended (`runChunkWaves`). */
+export interface ChunkWaves {
+  /** The chunk ran to its end. */
+  done: boolean[];
+  /** The chunk was sent (a chunk stopped before sending is not). */
+  started: boolean[];
+  /** The chunk's own failure, if it failed. */
+  errors: unknown[];
+  /** The first failure: no chunk was sent after it. */
+  stopped: { error: unknown } | undefined;
+}
+
+/**
+ * Runs the chunks of one batch at once (the client's in-flight bound lets as many through as
+ * it allows), a chunk that needs others (`needs`: their indexes, chunkDependencies) once they
+ * are done; after a failure no further chunk is sent. `run` gets the check its request calls
+ * once it holds its slot, just before it goes out (throwing NotStarted after a failure).
+ */
+export async function runChunkWaves(
+  needs: readonly (readonly number[])[],
+  run: (c: number, beforeSend: () => void) => Promise<void>,
+): Promise<ChunkWaves> {
+  const done = needs.map(() => false);
+  const started = needs.map(() => false);
+  const errors: unknown[] = needs.map(() => undefined);
+  let stopped: { error: unknown } | undefined;
+  const beforeSend = (): void => {
+    if (stopped) throw new NotStarted();
+  };
+  await new Promise<void>((resolve) => {
+    let running = 0;
+    const launch = (): void => {
+      for (let c = 0; c < needs.length && !stopped; c++) {
+        if (started[c] || !(needs[c] as readonly number[]).every((d) => done[d])) continue;
+        started[c] = true;
+        running++;
+        void run(c, beforeSend)
+          .then(
+            () => {
+              done[c] = true;
+            },
+            (error: unknown) => {
+              if (error instanceof NotStarted) started[c] = false;
+              else {
+                errors[c] = error;
+                stopped ??= { error };
+              }
+            },
+          )
+          .finally(() => {
+            running--;
+            launch();
+          });
+      }
+      if (running === 0) resolve();
+    };
+    launch();
+  });
+  return { done, started, errors, stopped };
+}
 
 /**
  * Writes the objects, 50 a request. Without a library version precondition the chunks go at
@@ -233,44 +294,13 @@ export async function writeBatch<T = ZoteroObject>(
       collect(indexes, answer);
     }
   } else {
-    const needs = chunkDependencies(kind, objects, parts);
     const answers: Array<WriteAnswer | undefined> = parts.map(() => undefined);
-    const errors: unknown[] = parts.map(() => undefined);
-    const started = parts.map(() => false);
-    let stopped: { error: unknown } | undefined;
-    await new Promise<void>((resolve) => {
-      let running = 0;
-      const launch = (): void => {
-        for (let c = 0; c < parts.length && !stopped; c++) {
-          if (started[c] || !(needs[c] as number[]).every((d) => answers[d] !== undefined)) continue;
-          started[c] = true;
-          running++;
-          const indexes = parts[c] as number[];
-          void send(indexes, undefined, () => {
-            // Another chunk failed while this one queued for a slot: it is not sent.
-            if (stopped) throw new NotStarted();
-          })
-            .then(
-              (sent) => {
-                answers[c] = sent.answer;
-              },
-              (error: unknown) => {
-                if (error instanceof NotStarted) started[c] = false;
-                else {
-                  errors[c] = error;
-                  stopped ??= { error };
-                }
-              },
-            )
-            .finally(() => {
-              running--;
-              launch();
-            });
-        }
-        if (running === 0) resolve();
-      };
-      launch();
-    });
+    const { started, errors, stopped } = await runChunkWaves(
+      chunkDependencies(kind, objects, parts),
+      async (c, beforeSend) => {
+        answers[c] = (await send(parts[c] as number[], undefined, beforeSend)).answer;
+      },
+    );
     // Nothing was answered: as with one request, the failure is the caller's; one whose chunk
     // may have landed (no answer) first, so that the caller reads before it judges.
     if (stopped && answers.every((a) => a === undefined)) {

@@ -1,6 +1,6 @@
 /** Zotero Web API v3 client: the one entry point for code outside `core/zotero`. */
 export { createZoteroClient, type ZoteroClient } from './client.js';
-export { BATCH_SIZE, chunk, chunkDependencies } from './batch.js';
+export { BATCH_SIZE, chunk, chunkDependencies, NotStarted, runChunkWaves } from './batch.js';
 export { cacheKey, libraryOf, type CachedListing, type ListingCache } from './cache.js';
 export { failedByError, failedEntry, reasonForCode, retryableStatus } from './errors.js';
 export {

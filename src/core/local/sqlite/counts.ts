@@ -20,16 +20,16 @@ export interface ItemCounts {
   trash: number;
 }
 
+/**
+ * What a connection keeps of a library once counted (a changed database is a new connection):
+ * the counts and the trash, not the items and parents they were made from.
+ */
 export interface TrashState {
-  /** Each item of the library with its type id. */
-  types: Map<number, number>;
-  /** Each child's parent id (as the child tables name it, in the library or not). */
-  parents: Map<number, number>;
+  counts: ItemCounts;
   /** Items in the trash themselves or under a trashed parent (up to eight levels up). */
   deleted: Set<number>;
 }
 
-/** Read once per connection (a changed database is a new connection). */
 function trashState(conn: Connection, libraryID: number): TrashState {
   libraryOf(conn, libraryID);
   const known = conn.trash.get(libraryID);
@@ -68,13 +68,23 @@ function trashState(conn: Connection, libraryID: number): TrashState {
     }
     if (gone) deleted.add(itemID);
   }
-  const state = { types, parents, deleted };
+  const state = { counts: countsOf(conn, types, parents, deleted), deleted };
   conn.trash.set(libraryID, state);
   return state;
 }
 
 export function itemCounts(conn: Connection, libraryID: number): ItemCounts {
-  const { types, parents, deleted } = trashState(conn, libraryID);
+  const { counts } = trashState(conn, libraryID);
+  // A copy: the kept counts are not the caller's to change.
+  return { ...counts, byType: { ...counts.byType } };
+}
+
+function countsOf(
+  conn: Connection,
+  types: ReadonlyMap<number, number>,
+  parents: ReadonlyMap<number, number>,
+  deleted: ReadonlySet<number>,
+): ItemCounts {
   const byTypeId = new Map<number, number>();
   let total = 0;
   let topLevel = 0;

@@ -1,9 +1,9 @@
 /**
- * What `zotero_stats` and the tag list count, read from zotero.sqlite in a few small queries
- * (each item's type and parent, the trash, the tags) instead of the in-memory table listings
- * use: that table reads every title, date, creator and collection of the library first. The
- * parents and the trash are walked as the table walks them (library-index.ts), so the numbers
- * are the ones its filters give.
+ * What `zotero_stats` and the tag list count, read from zotero.sqlite in a few aggregate
+ * queries (items by type, items with a parent, the trash, the tags) instead of the in-memory
+ * table listings use: that table reads every title, date, creator and collection of the
+ * library first. Parents and the trash follow the table's rules (library-index.ts), so the
+ * numbers are the ones its filters give.
  */
 import type { Connection } from './connection.js';
 import { jsonRows } from './hydrate.js';
@@ -30,45 +30,78 @@ export interface TrashState {
   deleted: Set<number>;
 }
 
+/** The tables whose rows give a child item its parent, in the order the table reads them. */
+const CHILD_TABLES = ['itemNotes', 'itemAttachments', 'itemAnnotations'] as const;
+
+/** A later table's parent wins (an attachment's note is in itemNotes too): SQL for the one that counts. */
+function parentOf(tables: readonly string[], item: string): { joins: string; parent: string } {
+  const joins = tables.map((t, i) => `LEFT JOIN ${t} c${i} ON c${i}.itemID = ${item}`).join(' ');
+  const parents = tables.map((_, i) => `c${i}.parentItemID`).reverse();
+  // COALESCE needs two arguments at least.
+  return {
+    joins,
+    parent: `COALESCE(${[...parents, 'NULL', 'NULL'].slice(0, Math.max(2, parents.length)).join(', ')})`,
+  };
+}
+
+/** `[itemTypeID, count]` of the library's items, or of those of `ids` only. */
+function typeCounts(conn: Connection, libraryID: number, ids?: readonly number[]): Map<number, number> {
+  const rows = (
+    ids
+      ? conn.ctx
+          .stmt(
+            'SELECT itemTypeID, count(*) FROM items WHERE itemID IN (SELECT value FROM json_each(?)) GROUP BY itemTypeID',
+          )
+          .raw()
+          .all(JSON.stringify(ids))
+      : // `+`: a scan of the table beats a walk of the (libraryID, key) index that reads every row anyway.
+        conn.ctx
+          .stmt('SELECT itemTypeID, count(*) FROM items WHERE +libraryID = ? GROUP BY itemTypeID')
+          .raw()
+          .all(libraryID)
+  ) as Array<[number, number]>;
+  return new Map(rows);
+}
+
+/**
+ * The trash and the counts in a few aggregate queries: the database counts the items by type
+ * and those with a parent; only the trash (items in `deletedItems` and, up to eight levels
+ * down, what is under them) is walked, from the trashed items down, a level per query.
+ */
 function trashState(conn: Connection, libraryID: number): TrashState {
   libraryOf(conn, libraryID);
   const known = conn.trash.get(libraryID);
   if (known) return known;
   const { ctx } = conn;
-  const types = new Map<number, number>();
-  const parents = new Map<number, number>();
-  // One JSON text per query (jsonRows): a row at a time through the driver costs more than the rest.
-  for (const [itemID, itemTypeID] of jsonRows<[number, number]>(
-    ctx,
-    'SELECT json_group_array(json_array(itemID, itemTypeID)) FROM items WHERE libraryID = ?',
-    libraryID,
-  ))
-    types.set(itemID, itemTypeID);
-  // As the table reads them: a later table's parent wins (an attachment's note is in itemNotes too).
-  for (const table of ['itemNotes', 'itemAttachments', 'itemAnnotations']) {
-    if (!ctx.tables.has(table)) continue;
-    for (const [itemID, parentID] of jsonRows<[number, number]>(
-      ctx,
-      `SELECT json_group_array(json_array(c.itemID, c.parentItemID)) FROM ${table} c
-       JOIN items i ON i.itemID = c.itemID WHERE i.libraryID = ? AND c.parentItemID IS NOT NULL`,
-      libraryID,
-    ))
-      parents.set(itemID, parentID);
-  }
-  const own = new Set(ctx.stmt('SELECT itemID FROM deletedItems').pluck().all() as number[]);
-  const deleted = new Set<number>();
-  for (const itemID of types.keys()) {
-    let gone = own.has(itemID);
-    let cur = itemID;
-    for (let depth = 0; !gone && depth < 8; depth++) {
-      const parent = parents.get(cur);
-      if (parent === undefined || !types.has(parent)) break;
-      if (own.has(parent)) gone = true;
-      cur = parent;
+  const tables = CHILD_TABLES.filter((t) => ctx.tables.has(t));
+  const { joins, parent } = parentOf(tables, 'i.itemID');
+  const deleted = new Set(
+    ctx
+      .stmt('SELECT d.itemID FROM deletedItems d JOIN items i ON i.itemID = d.itemID WHERE i.libraryID = ?')
+      .pluck()
+      .all(libraryID) as number[],
+  );
+  if (tables.length > 0) {
+    const candidates = tables
+      .map((t) => `SELECT itemID FROM ${t} WHERE parentItemID IN (SELECT value FROM json_each(@frontier))`)
+      .join(' UNION ');
+    const level = ctx.stmt(
+      `SELECT i.itemID FROM (${candidates}) k JOIN items i ON i.itemID = k.itemID ${joins}
+       WHERE i.libraryID = @libraryID AND ${parent} IN (SELECT value FROM json_each(@frontier))`,
+    );
+    let frontier = [...deleted];
+    for (let depth = 0; depth < 8 && frontier.length > 0; depth++) {
+      const next: number[] = [];
+      for (const id of level.pluck().all({ frontier: JSON.stringify(frontier), libraryID }) as number[]) {
+        if (!deleted.has(id)) {
+          deleted.add(id);
+          next.push(id);
+        }
+      }
+      frontier = next;
     }
-    if (gone) deleted.add(itemID);
   }
-  const state = { counts: countsOf(conn, types, parents, deleted), deleted };
+  const state = { counts: countsOf(conn, libraryID, tables, deleted), deleted };
   conn.trash.set(libraryID, state);
   return state;
 }
@@ -81,24 +114,53 @@ export function itemCounts(conn: Connection, libraryID: number): ItemCounts {
 
 function countsOf(
   conn: Connection,
-  types: ReadonlyMap<number, number>,
-  parents: ReadonlyMap<number, number>,
+  libraryID: number,
+  tables: readonly string[],
   deleted: ReadonlySet<number>,
 ): ItemCounts {
-  const byTypeId = new Map<number, number>();
-  let total = 0;
-  let topLevel = 0;
-  for (const [itemID, itemTypeID] of types) {
-    if (deleted.has(itemID)) continue;
-    total++;
-    if (!parents.has(itemID)) topLevel++;
-    byTypeId.set(itemTypeID, (byTypeId.get(itemTypeID) ?? 0) + 1);
-  }
-  const named = [...byTypeId].map(
-    ([id, n]) => [conn.ctx.schema.itemTypeName(id) ?? `unknown:${id}`, n] as [string, number],
+  const { ctx } = conn;
+  const ids = [...deleted];
+  const all = typeCounts(conn, libraryID);
+  const gone = typeCounts(conn, libraryID, ids);
+  // Items with a parent: each table's rows with one, less those a later table gives one too.
+  // CROSS JOIN keeps SQLite from walking every item of the library to look each up in the table.
+  const withParent = tables.map(
+    (t, k) =>
+      `(SELECT count(*) FROM ${t} c CROSS JOIN items i ON i.itemID = c.itemID WHERE c.parentItemID IS NOT NULL AND i.libraryID = ?${tables
+        .slice(k + 1)
+        .map(
+          (later) =>
+            ` AND NOT EXISTS (SELECT 1 FROM ${later} l WHERE l.itemID = c.itemID AND l.parentItemID IS NOT NULL)`,
+        )
+        .join('')})`,
   );
+  const children = withParent.length
+    ? (ctx
+        .stmt(`SELECT ${withParent.join(' + ')}`)
+        .pluck()
+        .get(...withParent.map(() => libraryID)) as number)
+    : 0;
+  const { joins, parent } = parentOf(tables, 'i.itemID');
+  const trashedTop = ctx
+    .stmt(
+      `SELECT count(*) FROM items i ${joins} WHERE i.itemID IN (SELECT value FROM json_each(?)) AND ${parent} IS NULL`,
+    )
+    .pluck()
+    .get(JSON.stringify(ids)) as number;
+  let everything = 0;
+  const named: Array<[string, number]> = [];
+  for (const [id, n] of all) {
+    everything += n;
+    const live = n - (gone.get(id) ?? 0);
+    if (live > 0) named.push([ctx.schema.itemTypeName(id) ?? `unknown:${id}`, live]);
+  }
   named.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return { total, byType: Object.fromEntries(named), topLevel, trash: deleted.size };
+  return {
+    total: everything - deleted.size,
+    byType: Object.fromEntries(named),
+    topLevel: everything - children - trashedTop,
+    trash: deleted.size,
+  };
 }
 
 /**

@@ -50,3 +50,23 @@ export function describeLibrary(ref: LibraryRef): string {
   if (ref.id !== null) return libraryPrefix({ type: ref.type, id: ref.id });
   return ref.source === 'key' ? "the API key's user library" : "the desktop app's personal library";
 }
+
+/** `users/0` for the personal library (the local API's own name for it), `groups/ID` for a group. */
+export function localApiPrefix(library: { type: LibraryType; id: number }): string {
+  return library.type === 'user' ? 'users/0' : `groups/${library.id}`;
+}
+
+/** Zotero object keys: 8 characters, no 0, 1 or O. */
+const OBJECT_KEY = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
+
+/** `key`, when it is a Zotero object key; else a `validation_error` naming `field`. */
+export function checkObjectKey(key: string, field: string): string {
+  if (!OBJECT_KEY.test(key)) {
+    throw new ZoteusError(
+      'validation_error',
+      `${field} must be a Zotero key (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ); got '${key.slice(0, 40)}'.`,
+      { field },
+    );
+  }
+  return key;
+}

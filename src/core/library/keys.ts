@@ -19,16 +19,9 @@ import type { Config } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import type { SharedLimits } from '../http/types.js';
 import type { Deps } from '../tool.js';
-import {
-  createZoteroClient,
-  DEFAULT_MAX_IN_FLIGHT,
-  type CallContext,
-  type KeyAccess,
-  type KeyInfo,
-  type ZoteroClient,
-} from '../zotero/index.js';
+// Types only: the client loads when a key is first used, so a read of zotero.sqlite never loads it.
+import type { CallContext, KeyAccess, KeyInfo, ZoteroClient } from '../zotero/index.js';
 import { ensureDir } from '../dirs.js';
-import { observedClock, observedFetch } from '../http/observe.js';
 import { onlyOn } from '../call/refs.js';
 
 /** How long a successful key check is trusted, in memory and on disk. */
@@ -60,20 +53,24 @@ export function webClient(
   deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log' | 'services' | 'upstream' | 'sharedState'>,
 ): Promise<ZoteroClient> {
   const { upstream } = deps;
-  return deps.services.get(ZOTERO_CLIENT_SERVICE, async () =>
-    createZoteroClient({
+  return deps.services.get(ZOTERO_CLIENT_SERVICE, async () => {
+    const [{ createZoteroClient }, observe] = await Promise.all([
+      import('../zotero/index.js'),
+      upstream ? import('../http/observe.js') : undefined,
+    ]);
+    return createZoteroClient({
       apiUrl: deps.config.apiUrl,
       apiKey: deps.config.apiKey,
       retryBudgetMs: deps.config.retryBudgetMs,
       timeoutMs: deps.config.timeoutMs,
       // A server's metrics see every answer and wait (http/observe.ts); the layer is the same.
-      clock: upstream ? observedClock(upstream, deps.clock) : deps.clock,
-      ...(upstream ? { fetch: observedFetch(upstream) } : {}),
+      clock: upstream && observe ? observe.observedClock(upstream, deps.clock) : deps.clock,
+      ...(upstream && observe ? { fetch: observe.observedFetch(upstream) } : {}),
       redact: deps.redact,
       log: (line) => deps.log.debug(line),
       shared: await sharedLimitsOf(deps),
-    }),
-  );
+    });
+  });
 }
 
 /**
@@ -84,7 +81,10 @@ async function sharedLimitsOf(deps: Pick<Deps, 'config' | 'sharedState'>): Promi
   const state = deps.sharedState;
   if (!state || state.replica === undefined || state.db.dialect !== 'postgres' || !deps.config.apiKey)
     return undefined;
-  const { sharedLimits } = await import('../store/shared-limits.js');
+  const [{ sharedLimits }, { DEFAULT_MAX_IN_FLIGHT }] = await Promise.all([
+    import('../store/shared-limits.js'),
+    import('../zotero/index.js'),
+  ]);
   const key = sha256().update(deps.config.apiUrl).update('\u0000').update(deps.config.apiKey).digest('hex');
   const upstream = new URL(deps.config.apiUrl).origin;
   return sharedLimits(

@@ -35,6 +35,7 @@ import type { KeyInfo } from '../zotero/index.js';
 import {
   describeLibrary,
   libraryPrefix,
+  localApiPrefix,
   resolveLibrary,
   type LibraryArgs,
   type LibraryRef,
@@ -43,9 +44,7 @@ import { authMissing, keyCachePath, parseKeyCacheFile } from './keys.js';
 import type { BackendName, LibraryReader, Route } from './port.js';
 import { pendingWrite, recentWrites } from './recent-writes.js';
 import { desktop, type DesktopLibrary, type DesktopState } from './readers/desktop.js';
-import { createLocalApiReader, localApiPrefix } from './readers/local-api.js';
 import { createSqliteReader } from './readers/sqlite.js';
-import { openWebReader } from './readers/web.js';
 import { onlyOn, paramRef } from '../call/refs.js';
 
 export { noteWrite, RECENT_WRITE_TTL_MS } from './recent-writes.js';
@@ -333,14 +332,19 @@ async function localVersion(
   try {
     if (state.sqlite.reader && lib.libraryID !== undefined)
       return await state.sqlite.reader.libraryVersion(lib.libraryID);
-    if (state.localApi.available) return await localApiReader(deps, state, lib).libraryVersion();
+    if (state.localApi.available) return await (await localApiReader(deps, state, lib)).libraryVersion();
   } catch (error) {
     deps.log.debug(`Could not read the desktop's library version: ${(error as Error).message}`);
   }
   return undefined;
 }
 
-function localApiReader(deps: Deps, state: DesktopState, lib: DesktopLibrary): LibraryReader {
+/**
+ * The readers over the Web API client (the local API's and the Web API's) load when a route
+ * takes them: a read of zotero.sqlite loads neither them nor the client.
+ */
+async function localApiReader(deps: Deps, state: DesktopState, lib: DesktopLibrary): Promise<LibraryReader> {
+  const { createLocalApiReader } = await import('./readers/local-api.js');
   return createLocalApiReader({
     api: state.api,
     library: { type: lib.type, id: lib.id },
@@ -368,6 +372,7 @@ export async function openLibraryReader(
   const plan = await planRoute(deps, ref, options);
   if (plan.backend === null) throw plan.error ?? authMissing(deps.config);
   if (plan.backend === 'web') {
+    const { openWebReader } = await import('./readers/web.js');
     const { reader, lib } = await openWebReader(deps, args);
     return { reader, route: { backend: 'web', reason: plan.reason, library: lib.prefix } };
   }
@@ -379,7 +384,7 @@ export async function openLibraryReader(
     );
   const state = await (await desktop(deps)).state();
   const route: LibraryRoute = { backend: plan.backend, reason: plan.reason, library: plan.library };
-  if (plan.backend === 'localApi') return { reader: localApiReader(deps, state, lib), route };
+  if (plan.backend === 'localApi') return { reader: await localApiReader(deps, state, lib), route };
   const sqlite = state.sqlite.reader;
   if (!sqlite || lib.libraryID === undefined) {
     throw new ZoteusError(

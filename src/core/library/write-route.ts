@@ -27,9 +27,8 @@ import {
 import { localApi, localApiUrl } from '../local/local-api.js';
 import type { Deps } from '../tool.js';
 import type { ZoteroClient } from '../zotero/index.js';
-import { describeLibrary, libraryPrefix, type LibraryRef } from './address.js';
+import { describeLibrary, libraryPrefix, localApiPrefix, type LibraryRef } from './address.js';
 import type { DesktopLibrary } from './readers/desktop.js';
-import { localApiPrefix } from './readers/local-api.js';
 
 export type WriteSide = 'desktop' | 'cloud';
 

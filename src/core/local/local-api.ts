@@ -20,7 +20,7 @@ import { parseApiUrl } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
 import type { Env } from '../paths.js';
 import type { Deps } from '../tool.js';
-import { createZoteroClient, type FetchLike, type ZoteroClient } from '../zotero/index.js';
+import type { FetchLike, ZoteroClient } from '../zotero/index.js';
 
 export const LOCAL_API_URL_VAR = 'ZOTEUS_LOCAL_API_URL';
 export const DEFAULT_LOCAL_API_URL = 'http://127.0.0.1:23119/api';
@@ -274,24 +274,6 @@ export async function detectLocalApi(options: DetectOptions): Promise<LocalApiSt
   };
 }
 
-/** The Web API client pointed at the local API: no key, the configured timeout and retry budget. */
-export function createLocalApiClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'redact' | 'log'>,
-  url: string,
-  options: { fetch?: FetchLike } = {},
-): ZoteroClient {
-  return createZoteroClient({
-    apiUrl: url,
-    apiKey: undefined,
-    retryBudgetMs: deps.config.retryBudgetMs,
-    timeoutMs: deps.config.timeoutMs,
-    clock: deps.clock,
-    redact: deps.redact,
-    log: (line) => deps.log.debug(`local API: ${line}`),
-    fetch: options.fetch,
-  });
-}
-
 /**
  * A failure of a request to the local API, in the local API's words: the app stopped
  * answering (it quit), or the local API was disabled meanwhile. Other errors pass unchanged.
@@ -327,8 +309,11 @@ export const LOCAL_API_SERVICE = 'zotero-local-api';
 
 export interface LocalApi {
   url: string;
-  /** The client (no key) every local-API reader of these deps shares. */
-  client: ZoteroClient;
+  /**
+   * The client (no key) every local-API reader of these deps shares: there once a detection
+   * found the local API (its module loads then); asked for before, an internal error.
+   */
+  readonly client: ZoteroClient;
   /** The latest detection: probed on first use, again after `LOCAL_API_RECHECK_MS` or `forget()`. */
   status(): Promise<LocalApiStatus>;
   /** Drops the detection (the app stopped answering): the next `status()` probes again. */
@@ -345,19 +330,32 @@ export function localApi(
 ): Promise<LocalApi> {
   return deps.services.get<LocalApi>(LOCAL_API_SERVICE, () => {
     const url = localApiUrl(deps.env);
-    const client = createLocalApiClient(deps, url, options);
+    let makeClient: (() => ZoteroClient) | undefined;
+    let client: ZoteroClient | undefined;
     let pending: Promise<LocalApiStatus> | undefined;
     let last: LocalApiStatus | undefined;
     return {
       url,
-      client,
+      get client(): ZoteroClient {
+        if (!makeClient) {
+          throw new ZoteusError(
+            'internal_error',
+            'Internal error in Zoteus (the local API client asked for before the local API was found).',
+          );
+        }
+        return (client ??= makeClient());
+      },
       status: () => {
         const now = deps.clock.now();
         if (last && now >= last.checkedAt && now - last.checkedAt < LOCAL_API_RECHECK_MS) {
           return Promise.resolve(last);
         }
         pending ??= detectLocalApi({ url, now: () => deps.clock.now(), fetch: options.fetch })
-          .then((status) => {
+          .then(async (status) => {
+            if (status.available && !makeClient) {
+              const { createLocalApiClient } = await import('./local-api-client.js');
+              makeClient = () => createLocalApiClient(deps, url, options);
+            }
             last = status;
             deps.log.debug(`local API: ${status.state} (${status.detail})`);
             return status;

@@ -64,7 +64,8 @@ export default defineTool({
   summarize: (out, input) => summarizePage(out, input),
   text: (out, input) => collectionsText(out.collections, summarizePage(out, input)),
   async run(input, deps) {
-    const { listCollections } = await import('../../core/library/collections.js');
+    // The listing alone: the barrel (core/library/collections.ts) loads the writers as well.
+    const { listCollections } = await import('../../core/library/collections/list.js');
     return boundPage(await listCollections(deps, input));
   },
 });

@@ -11,7 +11,7 @@ import { createSqliteReader } from '../../../src/core/library/readers/sqlite.js'
 import { createApiReader } from '../../../src/core/library/readers/web.js';
 import { buildSchema, readBundledSchema } from '../../../src/core/items/schema.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../../../src/core/local/index.js';
-import { createLocalApiClient } from '../../../src/core/local/local-api.js';
+import { createLocalApiClient } from '../../../src/core/local/local-api-client.js';
 import { createZoteroClient } from '../../../src/core/zotero/index.js';
 import { GROUP_ID, KEY, startDesktopWorld, USER_ID, type DesktopWorld } from '../library/router-world.js';
 

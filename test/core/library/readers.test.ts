@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../../../src/core/local/index.js';
-import { createLocalApiClient } from '../../../src/core/local/local-api.js';
+import { createLocalApiClient } from '../../../src/core/local/local-api-client.js';
 import type {
   ItemQuery,
   LibraryReader,

@@ -6,8 +6,8 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isZoteusError, type ZoteusError } from '../../../src/core/errors.js';
+import { createLocalApiClient } from '../../../src/core/local/local-api-client.js';
 import {
-  createLocalApiClient,
   DEFAULT_LOCAL_API_URL,
   detectLocalApi,
   ENABLE_LOCAL_API_HINT,

@@ -16,7 +16,8 @@ import type { CallContext, IncompleteReason, ListResult } from '../../zotero/ind
 import type { LibraryArgs } from '../address.js';
 import type { LibraryRoute } from '../router.js';
 import { DEFAULT_LIMIT } from './constants.js';
-import { openWebLibrary, type Access, type WebLibrary } from '../web.js';
+// Types only: the Web API's library loads when a listing goes there (never for the desktop's).
+import type { Access, WebLibrary } from '../web.js';
 
 export interface CollectionRow {
   key: string;
@@ -198,9 +199,11 @@ export async function readCollections(
   args: LibraryArgs,
   options: { access?: Access; call?: CallContext | undefined; lib?: WebLibrary } = {},
 ): Promise<CollectionListing> {
-  const lib =
-    options.lib ??
-    (await openWebLibrary(deps, args, { access: options.access ?? 'read', call: options.call }));
+  let lib = options.lib;
+  if (!lib) {
+    const { openWebLibrary } = await import('../web.js');
+    lib = await openWebLibrary(deps, args, { access: options.access ?? 'read', call: options.call });
+  }
   const max = deps.config.maxCollections;
   const listing = await lib.client.listAll<unknown>(`/${lib.prefix}/collections`, {
     max,

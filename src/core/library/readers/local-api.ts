@@ -6,6 +6,7 @@
  */
 import type { LibraryType } from '../../config.js';
 import { localApiError, type LocalApi } from '../../local/local-api.js';
+import { localApiPrefix } from '../address.js';
 import type { LibraryReader } from '../port.js';
 import { createApiReader } from './web.js';
 
@@ -14,11 +15,6 @@ export interface LocalApiReaderOptions {
   /** The library as the router names it: the user library's id is the synced user id, or 0. */
   library: { type: LibraryType; id: number };
   maxCollections: number;
-}
-
-/** `users/0` for the personal library (the local API's own name for it), `groups/ID` for a group. */
-export function localApiPrefix(library: { type: LibraryType; id: number }): string {
-  return library.type === 'user' ? 'users/0' : `groups/${library.id}`;
 }
 
 export function createLocalApiReader(o: LocalApiReaderOptions): LibraryReader {

@@ -11,7 +11,7 @@ import { ZoteusError } from '../../errors.js';
 import type { ItemListOptions, SortField, ZoteroSqliteReader } from '../../local/index.js';
 import { ITEM_SORT_FIELDS } from '../port.js';
 import type { CollectionListing, ItemQuery, LibraryReader } from '../port.js';
-import { checkObjectKey } from './web.js';
+import { checkObjectKey } from '../address.js';
 import { fingerprint } from '../../local/sqlite/snapshot.js';
 import type { IndexFeed } from '../../search-index/feed.js';
 import type { IndexDb } from '../../search-index/store.js';

@@ -21,7 +21,7 @@ import {
   type ZoteroClient,
   type ZoteroResponse,
 } from '../../zotero/index.js';
-import type { LibraryArgs } from '../address.js';
+import { checkObjectKey, type LibraryArgs } from '../address.js';
 import type {
   BackendName,
   CollectionListing,
@@ -34,20 +34,6 @@ import type {
 } from '../port.js';
 import { webClient } from '../keys.js';
 import { openWebLibrary, type WebLibrary } from '../web.js';
-
-/** Zotero object keys: 8 characters, no 0, 1 or O. */
-const OBJECT_KEY = /^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$/;
-
-export function checkObjectKey(key: string, field: string): string {
-  if (!OBJECT_KEY.test(key)) {
-    throw new ZoteusError(
-      'validation_error',
-      `${field} must be a Zotero key (8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ); got '${key.slice(0, 40)}'.`,
-      { field },
-    );
-  }
-  return key;
-}
 
 export interface ApiReaderOptions {
   backend: Extract<BackendName, 'web' | 'localApi'>;

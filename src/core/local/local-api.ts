@@ -14,7 +14,6 @@
  */
 import type * as NodeHttp from 'node:http';
 import type * as NodeNet from 'node:net';
-import { readFileSync } from 'node:fs';
 import { builtin } from '../builtin.js';
 import { parseApiUrl } from '../config.js';
 import { isZoteusError, ZoteusError } from '../errors.js';
@@ -143,38 +142,6 @@ function timeoutError(timeoutMs: number): Error {
   return error;
 }
 
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
-/** A socket's state in /proc/net/tcp: `0A` is LISTEN. */
-const TCP_LISTEN = '0A';
-
-/**
- * Whether any socket of this machine's network (its namespace: the one a connection would go
- * to) listens on `port`, from Linux's socket tables: undefined where they cannot be read. No
- * listener means a connection to a loopback address is refused, which the tables tell without
- * loading node:net and connecting (about 3 ms of a `zot` process); any listener on the port,
- * whatever its address, and the connection is tried.
- */
-export function listensOn(port: number): boolean | undefined {
-  if (process.platform !== 'linux') return undefined;
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(table, 'latin1');
-    } catch (error) {
-      // No tcp6 table: no IPv6 sockets. No tcp table: nothing can be told.
-      if (table.endsWith('6') && (error as { code?: unknown }).code === 'ENOENT') continue;
-      return undefined;
-    }
-    // "sl local_address rem_address st ...": local_address is HEXADDR:HEXPORT.
-    for (const line of text.split('\n').slice(1)) {
-      const [, local, , state] = line.trim().split(/\s+/);
-      if (state === TCP_LISTEN && local?.endsWith(`:${hexPort}`)) return true;
-    }
-  }
-  return false;
-}
-
 /**
  * Resolves when something accepts a TCP connection at the URL's host and port; rejects with the
  * connection's error otherwise. When Zotero is not running (the usual case for reading
@@ -182,14 +149,9 @@ export function listensOn(port: number): boolean | undefined {
  * `zot` process about 3 ms more.
  */
 function acceptsConnections(target: URL, timeoutMs: number): Promise<void> {
+  const { connect } = builtin<typeof NodeNet>('node:net');
   const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (LOOPBACK_NAMES.has(host.toLowerCase()) && listensOn(port) === false) {
-    const refused = new Error(`connect ECONNREFUSED ${host}:${port}`) as Error & { code: string };
-    refused.code = 'ECONNREFUSED';
-    return Promise.reject(refused);
-  }
-  const { connect } = builtin<typeof NodeNet>('node:net');
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
     const done = (error?: Error) => {

@@ -75,9 +75,13 @@ function trashState(conn: Connection, libraryID: number): TrashState {
   const { ctx } = conn;
   const tables = CHILD_TABLES.filter((t) => ctx.tables.has(t));
   const { joins, parent } = parentOf(tables, 'i.itemID');
+  // CROSS JOIN (here and below): from the trash to the items, never every item of the library
+  // looked up in the trash, which SQLite otherwise picks (5-10 ms at 20,000 items, 0.3 ms so).
   const deleted = new Set(
     ctx
-      .stmt('SELECT d.itemID FROM deletedItems d JOIN items i ON i.itemID = d.itemID WHERE i.libraryID = ?')
+      .stmt(
+        'SELECT d.itemID FROM deletedItems d CROSS JOIN items i ON i.itemID = d.itemID WHERE i.libraryID = ?',
+      )
       .pluck()
       .all(libraryID) as number[],
   );
@@ -86,7 +90,7 @@ function trashState(conn: Connection, libraryID: number): TrashState {
       .map((t) => `SELECT itemID FROM ${t} WHERE parentItemID IN (SELECT value FROM json_each(@frontier))`)
       .join(' UNION ');
     const level = ctx.stmt(
-      `SELECT i.itemID FROM (${candidates}) k JOIN items i ON i.itemID = k.itemID ${joins}
+      `SELECT i.itemID FROM (${candidates}) k CROSS JOIN items i ON i.itemID = k.itemID ${joins}
        WHERE i.libraryID = @libraryID AND ${parent} IN (SELECT value FROM json_each(@frontier))`,
     );
     let frontier = [...deleted];

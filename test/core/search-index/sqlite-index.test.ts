@@ -11,9 +11,15 @@ import type { ItemQuery, LibraryReader } from '../../../src/core/library/port.js
 import { createSqliteReader } from '../../../src/core/library/readers/sqlite.js';
 import { openZoteroSqlite, type ZoteroSqliteReader } from '../../../src/core/local/index.js';
 import { freshIndex } from '../../../src/core/search-index/fresh.js';
-import { queryIndex } from '../../../src/core/search-index/query.js';
+import { indexTags, queryIndex } from '../../../src/core/search-index/query.js';
 import { rankIndex } from '../../../src/core/search-index/rank.js';
-import { indexFile, openIndexDb, readMeta, type IndexDb } from '../../../src/core/search-index/store.js';
+import {
+  indexFile,
+  openIndexDb,
+  readMeta,
+  writeMeta,
+  type IndexDb,
+} from '../../../src/core/search-index/store.js';
 import { updateIndex } from '../../../src/core/search-index/update.js';
 import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
 import { retitle, sqlite as sqliteClass, tempDir } from '../local/helpers.js';
@@ -143,6 +149,32 @@ describe('an index built from zotero.sqlite', () => {
     expect(await indexed.tags({ includeTrashed: true })).toEqual(await plain.tags({ includeTrashed: true }));
   });
 
+  it('counts the tags of one state of the index once; a changed index counts again', async () => {
+    await withIndex((db) => {
+      const prepare = db.prepare.bind(db);
+      let counted = 0;
+      db.prepare = ((sql: string) => {
+        if (sql.includes('GROUP BY t.tag')) counted += 1;
+        return prepare(sql);
+      }) as typeof db.prepare;
+      const first = indexTags(db);
+      const before = counted;
+      expect(before).toBeLessThanOrEqual(1); // an earlier test may have counted this state already
+      first[0]!.meta.numItems = -1; // the caller's copy: what is kept is not changed
+      expect(indexTags(db)).toEqual(indexTags(db, {}));
+      expect(indexTags(db)[0]!.meta.numItems).toBeGreaterThan(0);
+      expect(counted).toBe(before);
+      const updatedAt = readMeta(db, 'updated_at');
+      writeMeta(db, { updated_at: '2000-01-01T00:00:00.000Z' });
+      try {
+        indexTags(db);
+        expect(counted).toBe(before + 1);
+      } finally {
+        writeMeta(db, { updated_at: updatedAt });
+      }
+    });
+  });
+
   it('refuses an unknown collection as the reader does', async () => {
     const { indexed } = readers();
     await expect(indexed.items({ collectionKey: 'ZZZZZZZ2' })).rejects.toMatchObject({ code: 'not_found' });
@@ -161,6 +193,8 @@ describe('an index built from zotero.sqlite', () => {
 describe('kept correct behind its back', () => {
   it('an edit, a new tag, a trashing and a deletion are seen by the next search, reading only what changed', async () => {
     const { plain, indexed } = readers();
+    // Counted (and kept) before the edits: the list after them is counted again.
+    expect((await indexed.tags()).map((t) => t.tag)).not.toContain('index-test');
     const before = (await indexed.items({ q: 'attention', top: true })).items.map((i) => i.key);
     expect(before).toContain(U.items.attentionPaper);
 
@@ -208,6 +242,8 @@ describe('kept correct behind its back', () => {
     expect((await indexed.items({ tag: 'index-test' })).items.map((i) => i.key)).toEqual([
       U.items.greenlandArticle,
     ]);
+    expect(await indexed.tags()).toEqual(await plain.tags());
+    expect((await indexed.tags()).map((t) => t.tag)).toContain('index-test');
     expect((await indexed.items({ keys: [U.items.standaloneNote], includeTrashed: true })).totalResults).toBe(
       0,
     );

@@ -200,6 +200,15 @@ async function updateItems(
   // interrupted bulk build never got theirs (a resumed run is rarely bulk): `everything`
   // searches missed them. Now the debt is recorded and paid by whichever run completes.
   if (bulk) writeMeta(db, { terms_pending: 1 });
+  // A bulk run leaves FTS5's segments unmerged until the 'optimize' that ends it: merged as they
+  // come (FTS5's automerge, at every commit), the same words were rewritten once per level, and
+  // the build grew faster than the library (6.8× from 50,000 to 250,000 items).
+  if (bulk) setMerging(db, false);
+  // And it keeps more of the file in memory: each batch inserts at random places of the key and
+  // parent indexes, which outgrow SQLite's default 2 MB cache (at 250,000 items 256 MB made
+  // the build 137 s → 118 s; pages are taken only as used). Back to the default after.
+  const cacheSize = bulk ? (db.pragma('cache_size', { simple: true }) as number) : undefined;
+  if (bulk) db.pragma(`cache_size = ${BULK_CACHE_KIB}`);
   // A first build of many rows makes the query indexes once at the end, a sort each, instead of
   // inserting into them batch by batch (see `dropQueryIndexes`). Only a build: an index that is
   // complete may be queried by another process while this one updates it.
@@ -275,9 +284,24 @@ async function updateItems(
     db.exec(
       "INSERT INTO docs (docs) VALUES ('optimize'); INSERT INTO tcy_fts (tcy_fts) VALUES ('optimize');",
     );
+    setMerging(db, true);
     writeMeta(db, { terms_pending: undefined });
   }
+  if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`);
   return changes.cursor;
+}
+
+/** SQLite's page cache of a bulk run, in KiB (as `PRAGMA cache_size` takes a negative number). */
+const BULK_CACHE_KIB = -262144;
+
+/** FTS5's own merging of segments as rows come (its defaults), or none until an 'optimize'. */
+function setMerging(db: IndexDb, on: boolean): void {
+  // Literals: FTS5 takes a setting's value as an integer only, and a bound JS number is a REAL.
+  for (const table of ['docs', 'tcy_fts']) {
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', ${on ? 4 : 0})`);
+    // A level of this many segments is merged even without automerge: more than a bulk run makes.
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${on ? 16 : 100000})`);
+  }
 }
 
 function aborted(): ZoteusError {

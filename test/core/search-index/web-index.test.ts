@@ -505,6 +505,11 @@ describe('an interrupted build resumes', () => {
       'item_collections_rid',
     ]);
     expect(readMeta(db, 'indexes_pending')).toBe('1');
+    // FTS5 merges nothing while a bulk run lasts (its 'optimize' at the end merges once).
+    expect(mergingOf(db)).toEqual({
+      docs: { automerge: 0, crisismerge: 100000 },
+      tcy_fts: { automerge: 0, crisismerge: 100000 },
+    });
     db.close();
 
     // The rest is fewer than 2000 rows: not a bulk run, yet the first rows' words are there,
@@ -514,6 +519,11 @@ describe('an interrupted build resumes', () => {
     const after = await open();
     expect(indexesOf(after)).toEqual(allIndexes);
     expect(readMeta(after, 'indexes_pending')).toBeUndefined();
+    // The run that completed it gave FTS5 its defaults back.
+    expect(mergingOf(after)).toEqual({
+      docs: { automerge: 4, crisismerge: 16 },
+      tcy_fts: { automerge: 4, crisismerge: 16 },
+    });
     after.close();
     // Every landed row is found by a word of its own: a filler's, or a bulk entry's `b…q`
     // (which rows land first depends on the feed's order, so both kinds are checked).
@@ -527,6 +537,20 @@ describe('an interrupted build resumes', () => {
     expect(byWord).toHaveLength(200);
     for (const { key, found } of byWord) expect(found).toEqual([key]);
     expect(await everything('b1900q')).toHaveLength(1);
+
+    function mergingOf(d: IndexDb): Record<string, Record<string, number>> {
+      const out: Record<string, Record<string, number>> = {};
+      for (const table of ['docs', 'tcy_fts']) {
+        const rows = d
+          .prepare(`SELECT k, v FROM ${table}_config WHERE k IN ('automerge', 'crisismerge')`)
+          .all() as Array<{
+          k: string;
+          v: number;
+        }>;
+        out[table] = Object.fromEntries(rows.map((r) => [r.k, r.v]));
+      }
+      return out;
+    }
 
     function indexesOf(d: IndexDb): Array<{ name: string; sql: string }> {
       return d

@@ -54,7 +54,15 @@ const NEVER_EMPTY = new Set(['date_modified', 'date_added', 'item_type']);
 /** FTS5 OR-lists are kept this long (a word inside thousands of words is queried in parts). */
 const TERMS_PER_MATCH = 200;
 
+/**
+ * In one read transaction: its statements (the matches, the count, the page) see one state of
+ * the file, whatever another process's update commits meanwhile.
+ */
 export function queryIndex(db: IndexDb, query: IndexQuery): IndexAnswer | undefined {
+  return db.transaction(() => answer(db, query))();
+}
+
+function answer(db: IndexDb, query: IndexQuery): IndexAnswer | undefined {
   const sort = query.sort ?? 'dateModified';
   const column = SORT_COLUMNS[sort];
   if (!column) return undefined;

@@ -286,6 +286,9 @@ async function updateItems(
     );
     setMerging(db, true);
     writeMeta(db, { terms_pending: undefined });
+  } else if (mergingPaused(db)) {
+    // Paused by a bulk run whose debt a reset dropped (a rebuild after it was interrupted).
+    setMerging(db, true);
   }
   if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`);
   return changes.cursor;
@@ -299,9 +302,16 @@ function setMerging(db: IndexDb, on: boolean): void {
   // Literals: FTS5 takes a setting's value as an integer only, and a bound JS number is a REAL.
   for (const table of ['docs', 'tcy_fts']) {
     db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', ${on ? 4 : 0})`);
-    // A level of this many segments is merged even without automerge: more than a bulk run makes.
-    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${on ? 16 : 100000})`);
+    // A level of this many segments is merged even without automerge: SQLite's largest
+    // setting (FTS5 holds 2,000 segments at most), above the ~780 batches (of 500 rows) of 250,000 items.
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${on ? 16 : 1999})`);
   }
+}
+
+function mergingPaused(db: IndexDb): boolean {
+  return ['docs', 'tcy_fts'].some(
+    (table) => db.prepare(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).pluck().get() === 0,
+  );
 }
 
 function aborted(): ZoteusError {

@@ -317,6 +317,33 @@ describe('kept correct behind its back', () => {
   });
 });
 
+describe('a rebuild', () => {
+  it('starts from empty tables, the trigram table too, and gives FTS5 back its merging', async () => {
+    const { indexed } = readers();
+    await indexed.items({ q: 'attention', top: true }); // built and current
+    const feed = indexed.feed!;
+    const count = (db: IndexDb, table: string) =>
+      db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    await withIndex(async (db) => {
+      const rows = count(db, 'items');
+      expect(count(db, 'tcy_fts')).toBe(rows);
+      // A row no item has, and the settings an interrupted bulk build leaves (the rebuild
+      // writes fewer than 2000 rows: not a bulk run).
+      db.exec("INSERT INTO tcy_fts (rowid, tcy) VALUES (999999, 'stale trigram row')");
+      for (const table of ['docs', 'tcy_fts'])
+        db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`);
+      await updateIndex(db, feed, { rebuild: true });
+      expect(count(db, 'items')).toBe(rows);
+      expect(count(db, 'tcy_fts')).toBe(rows);
+      // FTS5's default (no setting) or its default value: merging as rows come.
+      for (const table of ['docs', 'tcy_fts'])
+        expect([undefined, 4]).toContain(
+          db.prepare(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).pluck().get(),
+        );
+    });
+  });
+});
+
 describe('resuming an interrupted build', () => {
   it('a build stopped after its first batch resumes with what is missing, and ends equal to an uninterrupted one', async () => {
     const copy = join(tmp.dir, 'copy.sqlite');

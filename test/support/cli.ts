@@ -4,9 +4,10 @@
  * `script` for a real pseudo-terminal.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { buildSampleLibrary } from './zotero-sqlite/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const ZOT = join(ROOT, 'bin', 'zot');
@@ -61,6 +62,14 @@ export function sandbox(): { dir: string; env: Record<string, string>; cleanup()
     env,
     cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
   };
+}
+
+/** A sandbox whose Zotero data folder holds the sample library's zotero.sqlite (the desktop, closed). */
+export async function desktopSandbox(): Promise<ReturnType<typeof sandbox>> {
+  const box = sandbox();
+  mkdirSync(box.env.ZOTERO_DATA_DIR!, { recursive: true });
+  await buildSampleLibrary(join(box.env.ZOTERO_DATA_DIR!, 'zotero.sqlite'));
+  return box;
 }
 
 function shellQuote(s: string): string {

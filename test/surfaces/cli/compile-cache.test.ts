@@ -19,8 +19,9 @@ import Module from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileCacheDir } from '../../../src/surfaces/cli/compile-cache.js';
-import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
-import { runZot, sandbox, type RunResult } from '../../support/cli.js';
+import { SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
+import type { sandbox } from '../../support/cli.js';
+import { runZot, desktopSandbox, type RunResult } from '../../support/cli.js';
 
 const ownCache =
   typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
@@ -28,9 +29,7 @@ const KEY = SAMPLE_KEYS.user.items.seaLevelArticle;
 let box: ReturnType<typeof sandbox>;
 
 beforeEach(async () => {
-  box = sandbox();
-  mkdirSync(box.env.ZOTERO_DATA_DIR!, { recursive: true });
-  await buildSampleLibrary(join(box.env.ZOTERO_DATA_DIR!, 'zotero.sqlite'));
+  box = await desktopSandbox();
 });
 afterEach(() => box.cleanup());
 

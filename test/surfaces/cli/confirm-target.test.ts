@@ -2,13 +2,12 @@
  * A destructive command's question names its target and counts (issue 16, point 4): from the
  * desktop's zotero.sqlite when it holds the library, else by key; "n" changes nothing.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runZot, sandbox } from '../../support/cli.js';
+import type { sandbox } from '../../support/cli.js';
+import { runZot, desktopSandbox } from '../../support/cli.js';
 import { startKeyServer } from '../../support/key-server.js';
 import type { ZoteroTestServer } from '../../support/zotero-server/index.js';
-import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
+import { SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
 
 const KEY = 'AbCdEfGhIjKlMnOpQrStUvWx';
 const C = SAMPLE_KEYS.user.collections;
@@ -21,9 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 beforeEach(async () => {
-  box = sandbox();
-  mkdirSync(box.env.ZOTERO_DATA_DIR as string, { recursive: true });
-  await buildSampleLibrary(join(box.env.ZOTERO_DATA_DIR as string, 'zotero.sqlite'));
+  box = await desktopSandbox();
   server.log.length = 0;
 });
 afterEach(() => box.cleanup());

@@ -5,18 +5,17 @@
  * only asks a question; a read does none of these. Nor does it load the Web API client or
  * the readers over it (about 90 KB of code): no route of the read takes them.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
-import { runZot, sandbox } from '../../support/cli.js';
+import { SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
+import type { sandbox } from '../../support/cli.js';
+import { runZot, desktopSandbox } from '../../support/cli.js';
 
 let box: ReturnType<typeof sandbox>;
 
 beforeEach(async () => {
-  box = sandbox();
-  mkdirSync(box.env.ZOTERO_DATA_DIR!, { recursive: true });
-  await buildSampleLibrary(join(box.env.ZOTERO_DATA_DIR!, 'zotero.sqlite'));
+  box = await desktopSandbox();
 });
 afterEach(() => box.cleanup());
 

@@ -5,20 +5,19 @@
  * within the width, a Markdown evidence table printed as it is, whoami's library id from the
  * desktop, a dry run's plan once, and counts of one in the singular.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sandbox } from '../../support/cli.js';
-import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
+import type { sandbox } from '../../support/cli.js';
+import { desktopSandbox } from '../../support/cli.js';
+import { SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
 import { zotAt } from './terminal-harness.js';
 
 const I = SAMPLE_KEYS.user.items;
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(async () => {
-  box = sandbox();
-  mkdirSync(box.env.ZOTERO_DATA_DIR as string, { recursive: true });
-  await buildSampleLibrary(join(box.env.ZOTERO_DATA_DIR as string, 'zotero.sqlite'));
+  box = await desktopSandbox();
 });
 afterEach(() => box.cleanup());
 

@@ -16,7 +16,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ZoteusError } from '../../../core/errors.js';
 import type { TenantStore } from '../../../core/tenants/store.js';
 import type { BearerCheck } from './bearer.js';
-import { html, mediaType, readText, sendJson, sendOAuthError, sendPage } from './respond.js';
+import {
+  html,
+  mediaType,
+  readText,
+  sendBearerRefusal,
+  sendJson,
+  sendOAuthError,
+  sendPage,
+} from './respond.js';
 
 export const ACCOUNT_PATH = '/account';
 export const ZOTERO_KEY_PATH = '/account/zotero-key';
@@ -171,15 +179,7 @@ export function accountRoutes(options: AccountOptions, context: Context) {
           ${backLink}`,
       );
     }
-    sendJson(
-      res,
-      check.status,
-      { error: 'invalid_token', error_description: check.message },
-      {
-        ...cors,
-        'www-authenticate': check.wwwAuthenticate,
-      },
-    );
+    sendBearerRefusal(res, check, cors);
   };
 
   const routes: Record<

@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TenantFileStore } from '../../../core/store/tenant-files.js';
 import { savedFileUri } from '../../../render/save.js';
 import type { BearerCheck } from './bearer.js';
-import { sendJson, sendOAuthError } from './respond.js';
+import { sendBearerRefusal, sendJson, sendOAuthError } from './respond.js';
 
 export const FILES_PATH = '/account/files';
 
@@ -34,13 +34,6 @@ export function filesRoutes(
   },
 ) {
   const cors = { ...context.corsHeaders, 'access-control-allow-methods': 'GET, DELETE, OPTIONS' };
-  const refuse = (res: ServerResponse, check: Extract<BearerCheck, { ok: false }>) =>
-    sendJson(
-      res,
-      check.status,
-      { error: 'invalid_token', error_description: check.message },
-      { ...cors, 'www-authenticate': check.wwwAuthenticate },
-    );
 
   return {
     /** Answers the request when its path is one of the files routes; false otherwise. */
@@ -69,7 +62,7 @@ export function filesRoutes(
       }
       const check = await context.authenticate(req);
       if (!check.ok) {
-        refuse(res, check);
+        sendBearerRefusal(res, check, cors);
         return true;
       }
       const store = access.storeOf(check.principal.tenantId);
@@ -107,12 +100,7 @@ export function filesRoutes(
         return true;
       }
       if (!(await store.delete(name))) {
-        sendJson(
-          res,
-          404,
-          { error: 'not_found', error_description: `You have no saved file ${name}.` },
-          cors,
-        );
+        sendOAuthError(res, 404, 'not_found', `You have no saved file ${name}.`, cors);
         return true;
       }
       sendJson(res, 200, { deleted: name, used: await store.used(), quota: access.quota }, cors);

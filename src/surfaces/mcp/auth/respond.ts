@@ -4,6 +4,7 @@
  * few HTML pages a person sees in the browser (escaped, never framed).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BearerCheck } from './bearer.js';
 
 /** Largest form or JSON body the endpoints read. */
 export const AUTH_BODY_LIMIT = 64 * 1024;
@@ -31,6 +32,18 @@ export function sendOAuthError(
   headers: Record<string, string> = {},
 ): void {
   sendJson(res, status, { error, error_description: description }, headers);
+}
+
+/** A refused access token as an API answers it: `invalid_token` with the challenge that says why. */
+export function sendBearerRefusal(
+  res: ServerResponse,
+  check: Extract<BearerCheck, { ok: false }>,
+  headers: Record<string, string> = {},
+): void {
+  sendOAuthError(res, check.status, 'invalid_token', check.message, {
+    ...headers,
+    'www-authenticate': check.wwwAuthenticate,
+  });
 }
 
 /** `target` with `params` added to its query (a redirect URI may carry a query of its own). */

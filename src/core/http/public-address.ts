@@ -10,8 +10,8 @@ import { ZoteusError } from '../errors.js';
 
 // node:net and node:dns are loaded on first use: every `zot` command loads this module (through
 // the HTTP layer), and node:net costs a process about 7 ms at start; most never fetch anything.
-let netModule: typeof Net | undefined;
-const nodeNet = (): typeof Net => (netModule ??= builtin<typeof Net>('node:net'));
+// (require's own cache keeps the module: nothing to keep here.)
+const nodeNet = (): typeof Net => builtin<typeof Net>('node:net');
 const isIP = (address: string): number => nodeNet().isIP(address);
 
 let nonPublic: Net.BlockList | undefined;

@@ -4,11 +4,15 @@
  * generated one with a trash (trashed parents, their children, a trashed child of a live parent),
  * in both libraries of the file.
  */
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readKeyedEntries } from '../../../src/core/items/read/entries.js';
 import { createSqliteReader } from '../../../src/core/library/readers/sqlite.js';
 import { openZoteroSqlite } from '../../../src/core/local/index.js';
+import { Connections } from '../../../src/core/local/sqlite/connection.js';
+import { walkItems } from '../../../src/core/local/sqlite/libraries.js';
+import { loadDatabaseClass } from '../../../src/core/sqlite-driver.js';
 import { buildLargeLibrary } from '../../../src/demo/sample/index.js';
 import { buildSampleLibrary, SAMPLE_KEYS } from '../../support/zotero-sqlite/index.js';
 import { tempDir } from './helpers.js';
@@ -127,5 +131,57 @@ describe('items by key', () => {
     } finally {
       sqlite.close();
     }
+  });
+});
+
+describe('how a library is walked when every item is read (walkItems)', () => {
+  /** The walk of each library and the statements it took, on a fresh connection to `path`. */
+  async function walks(
+    path: string,
+    libraryIDs: number[],
+  ): Promise<{ walks: string[]; statements: string[] }> {
+    const connections = new Connections(path, tmp.dir, {}, loadDatabaseClass());
+    try {
+      return await connections.run((conn) => {
+        const statements: string[] = [];
+        const stmt = conn.ctx.stmt.bind(conn.ctx);
+        conn.ctx.stmt = (sql: string) => {
+          statements.push(sql);
+          return stmt(sql);
+        };
+        // Twice each: decided once per connection.
+        const out = libraryIDs.flatMap((id) => [walkItems(conn, id), walkItems(conn, id)]);
+        return { walks: out, statements };
+      });
+    } finally {
+      connections.close();
+    }
+  }
+
+  it('in table order for the library holding most items, by its index for a small one, counted once', async () => {
+    const path = join(tmp.dir, 'large.sqlite');
+    const reader = await openZoteroSqlite(path);
+    const user = await reader.libraryIdFor({ type: 'user' });
+    const group = await reader.libraryIdFor({ type: 'group', groupID: 90001 });
+    reader.close();
+    const { walks: found, statements } = await walks(path, [user, group]);
+    expect(found).toEqual(['NOT INDEXED', 'NOT INDEXED', '', '']);
+    // The libraries, then both counts for each library: none on the second call.
+    expect(statements.filter((sql) => sql.startsWith('SELECT count(*) FROM items'))).toHaveLength(4);
+  });
+
+  it('in table order without counting where the database holds one library', async () => {
+    const path = join(tmp.dir, 'one-library.sqlite');
+    copyFileSync(join(tmp.dir, 'large.sqlite'), path);
+    const Database = loadDatabaseClass();
+    const db = new Database(path);
+    db.pragma('foreign_keys = OFF');
+    db.exec(`DELETE FROM items WHERE libraryID IN (SELECT libraryID FROM libraries WHERE type <> 'user');
+             DELETE FROM groups; DELETE FROM libraries WHERE type <> 'user';`);
+    const user = db.prepare("SELECT libraryID FROM libraries WHERE type = 'user'").pluck().get() as number;
+    db.close();
+    const { walks: found, statements } = await walks(path, [user]);
+    expect(found).toEqual(['NOT INDEXED', 'NOT INDEXED']);
+    expect(statements.filter((sql) => sql.startsWith('SELECT count(*) FROM items'))).toEqual([]);
   });
 });

@@ -87,6 +87,8 @@ export interface Connection {
   indexes: Map<number, LibraryIndex>;
   /** Each library's items, parents and trash state, when counted without that table (counts.ts). */
   trash: Map<number, TrashState>;
+  /** How each library's items are walked when all are read (libraries.ts, walkItems). */
+  walks: Map<number, 'NOT INDEXED' | ''>;
   /** Zotero's full-text word list, loaded on first use (fulltext.ts). */
   fulltext: FulltextWords | undefined;
   /** The data directory (where `storage/` is). */
@@ -288,6 +290,7 @@ export class Connections {
       libraries,
       indexes: new Map(),
       trash: new Map(),
+      walks: new Map(),
       fulltext: undefined,
       dataDir: this.dataDir,
     };

@@ -7,7 +7,7 @@
  */
 import type { Connection } from './connection.js';
 import { jsonRows } from './hydrate.js';
-import { libraryOf } from './libraries.js';
+import { libraryOf, walkItems } from './libraries.js';
 
 export interface ItemCounts {
   /** Items not in the trash, children included. */
@@ -54,9 +54,10 @@ function typeCounts(conn: Connection, libraryID: number, ids?: readonly number[]
           )
           .raw()
           .all(JSON.stringify(ids))
-      : // `+`: a scan of the table beats a walk of the (libraryID, key) index that reads every row anyway.
-        conn.ctx
-          .stmt('SELECT itemTypeID, count(*) FROM items WHERE +libraryID = ? GROUP BY itemTypeID')
+      : conn.ctx
+          .stmt(
+            `SELECT itemTypeID, count(*) FROM items ${walkItems(conn, libraryID)} WHERE libraryID = ? GROUP BY itemTypeID`,
+          )
           .raw()
           .all(libraryID)
   ) as Array<[number, number]>;

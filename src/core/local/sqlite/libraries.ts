@@ -139,6 +139,33 @@ export function existingItemId(conn: Connection, libraryID: number, key: string)
 export function tableOf(conn: Connection, libraryID: number): LibraryIndex {
   libraryOf(conn, libraryID);
   let index = conn.indexes.get(libraryID);
-  if (!index) conn.indexes.set(libraryID, (index = new LibraryIndex(conn.ctx, libraryID)));
+  if (!index)
+    conn.indexes.set(libraryID, (index = new LibraryIndex(conn.ctx, libraryID)));
   return index;
+}
+
+/**
+ * How to walk a library's items when every one of them is read (its signatures, its counts by
+ * type, its citation keys, its export listing): in table order (`NOT INDEXED`) when the
+ * library holds most of the database's items, else by the (libraryID, key) index. Without
+ * statistics SQLite takes the index for `libraryID = ?`, and then fetches each row by its
+ * itemID in key order: a random page for each item, past the page cache once the table is
+ * larger than it, and each item's fields and creators (stored by item id) at random too, so
+ * those reads grew faster than the library (signatures 2.7 s instead of 1.0 s at 139,000
+ * items; the citation keys 6.8 s instead of 2.5 s at 250,000). A database of one library (no
+ * group, no feed) is walked in table order without counting; else the counts, read from the
+ * indexes, decide, once per connection.
+ */
+export function walkItems(conn: Connection, libraryID: number): 'NOT INDEXED' | '' {
+  const known = conn.walks.get(libraryID);
+  if (known !== undefined) return known;
+  const ctx = conn.ctx;
+  let walk: 'NOT INDEXED' | '' = 'NOT INDEXED';
+  if ((ctx.stmt('SELECT count(*) FROM libraries').pluck().get() as number) > 1) {
+    const own = ctx.stmt('SELECT count(*) FROM items WHERE libraryID = ?').pluck().get(libraryID) as number;
+    const all = ctx.stmt('SELECT count(*) FROM items').pluck().get() as number;
+    walk = own * 2 >= all ? 'NOT INDEXED' : '';
+  }
+  conn.walks.set(libraryID, walk);
+  return walk;
 }

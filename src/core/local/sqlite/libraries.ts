@@ -139,8 +139,7 @@ export function existingItemId(conn: Connection, libraryID: number, key: string)
 export function tableOf(conn: Connection, libraryID: number): LibraryIndex {
   libraryOf(conn, libraryID);
   let index = conn.indexes.get(libraryID);
-  if (!index)
-    conn.indexes.set(libraryID, (index = new LibraryIndex(conn.ctx, libraryID)));
+  if (!index) conn.indexes.set(libraryID, (index = new LibraryIndex(conn.ctx, libraryID)));
   return index;
 }
 
